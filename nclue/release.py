@@ -1,0 +1,279 @@
+"""The release format: validated records for queries, qrels, corpus and evidence.
+
+A release is one folder (``data/<name>/``) holding:
+
+- ``queries.jsonl``: ``{"qid", "conditions": [2 or 3 strings], "forms": {"raw", "clean", "natural"}}``.
+- ``qrels.jsonl`` (or ``qrels.jsonl.gz``): compact, nonzero rows only:
+  ``{"qid", "docid", "clues": k, "label": "gold"|"subset"}``, plus ``"gate"`` on an all-condition
+  document that failed a page gate (``"single_page"`` or ``"distinct_page"``), which is a subset.
+  Every (query, document) pair absent from the file has grade 0 (n-Clue paper, supplement 11).
+- ``corpus.jsonl``: ``{"docid", "pages", "source", "sha256", ...}`` (metadata only, no text).
+- ``evidence.jsonl`` (optional): ``{"qid", "docid", "pages": [[pages for c1], [pages for c2], ...]}``.
+- ``runs/`` with ``index.json`` and ``<run_id>.jsonl.gz`` (see :mod:`nclue.runs`).
+- ``claims.json`` (see :mod:`nclue.claims`).
+"""
+
+from dataclasses import dataclass, field as dataclass_field
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .errors import InputError
+from .formats import PathLike, field, iter_jsonl, list_of_str
+
+FORMS = ("raw", "clean", "natural")
+LABELS = ("gold", "subset")
+GATES = ("single_page", "distinct_page")
+
+
+@dataclass(frozen=True)
+class Query:
+    """One conjunctive request: 2 or 3 explicit conditions and its three renderings."""
+
+    qid: str
+    conditions: Tuple[str, ...]
+    forms: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """A nonzero qrel. ``clues`` is the exact number of conditions the document supports.
+
+    A gold supports every condition on distinct pages (n-Clue paper, sec. 3.2); a subset supports
+    at least one but not all of them, or all of them while failing a page gate (``gate`` set).
+    """
+
+    qid: str
+    docid: str
+    clues: int
+    label: str
+    gate: Optional[str] = None
+
+    @property
+    def is_gold(self) -> bool:
+        return self.label == "gold"
+
+
+@dataclass(frozen=True)
+class Document:
+    """Corpus metadata for one document (no text)."""
+
+    docid: str
+    pages: int
+    source: str
+    sha256: str
+    extra: Mapping[str, Any] = dataclass_field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Release:
+    """A loaded, cross-validated release."""
+
+    path: str
+    queries: Mapping[str, Query]
+    judgments: Mapping[str, Mapping[str, Judgment]]
+    corpus: Mapping[str, Document]
+    evidence: Mapping[Tuple[str, str], Tuple[Tuple[int, ...], ...]]
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+    def golds(self, qid: str) -> Tuple[str, ...]:
+        """The query's gold document ids, sorted."""
+        return tuple(sorted(d for d, j in self.judgments.get(qid, {}).items() if j.is_gold))
+
+
+def quote_condition(condition: str) -> str:
+    return f'"{condition}"'
+
+
+def render_forms(conditions: Tuple[str, ...], raw: Optional[str] = None) -> Dict[str, str]:
+    """The three deterministic query renderings.
+
+    clean: each condition quoted, joined by ``"; "`` (the paper's released clean semicolon query,
+    sec. 3.3). natural: ``Find the document that discusses "X", "Y", and "Z".`` (two conditions:
+    ``"X" and "Y"``). raw: the original text when given, else the conditions joined by ``", "``.
+    """
+    if len(conditions) not in (2, 3):
+        raise ValueError("a query has 2 or 3 conditions")
+    quoted = [quote_condition(c) for c in conditions]
+    clean = "; ".join(quoted)
+    if len(quoted) == 2:
+        listed = f"{quoted[0]} and {quoted[1]}"
+    else:
+        listed = f"{quoted[0]}, {quoted[1]}, and {quoted[2]}"
+    natural = f"Find the document that discusses {listed}."
+    return {"raw": raw if raw is not None else ", ".join(conditions), "clean": clean,
+            "natural": natural}
+
+
+def _release_file(folder: Path, stem: str, required: bool = True) -> Optional[Path]:
+    for name in (f"{stem}.jsonl", f"{stem}.jsonl.gz"):
+        candidate = folder / name
+        if candidate.exists():
+            return candidate
+    if required:
+        raise InputError(folder / f"{stem}.jsonl", "file not found")
+    return None
+
+
+def load_queries(path: PathLike) -> Dict[str, Query]:
+    """Read and validate ``queries.jsonl``."""
+    queries: Dict[str, Query] = {}
+    for line, obj in iter_jsonl(path):
+        qid = field(obj, "qid", str, path, line)
+        if not qid or any(ch.isspace() for ch in qid):
+            raise InputError(path, f"qid {qid!r} must be non-empty without whitespace", line)
+        if qid in queries:
+            raise InputError(path, f"duplicate qid {qid!r}", line)
+        conditions = tuple(list_of_str(field(obj, "conditions", list, path, line),
+                                       "conditions", path, line))
+        if len(conditions) not in (2, 3):
+            raise InputError(path, f"query {qid!r} has {len(conditions)} conditions; "
+                                   "expected 2 or 3", line)
+        if len(set(conditions)) != len(conditions) or not all(c.strip() for c in conditions):
+            raise InputError(path, f"query {qid!r} has empty or repeated conditions", line)
+        forms = field(obj, "forms", dict, path, line)
+        for form in FORMS:
+            if not isinstance(forms.get(form), str):
+                raise InputError(path, f"query {qid!r} lacks the string form {form!r}", line)
+        expected = render_forms(conditions, raw=forms["raw"])
+        for form in ("clean", "natural"):
+            if forms[form] != expected[form]:
+                raise InputError(path, f"query {qid!r}: form {form!r} is {forms[form]!r}, "
+                                       f"expected {expected[form]!r}", line)
+        queries[qid] = Query(qid, conditions, dict(forms))
+    if not queries:
+        raise InputError(path, "no queries")
+    return queries
+
+
+def load_corpus(path: PathLike) -> Dict[str, Document]:
+    """Read and validate ``corpus.jsonl``."""
+    corpus: Dict[str, Document] = {}
+    for line, obj in iter_jsonl(path):
+        docid = field(obj, "docid", str, path, line)
+        if not docid or any(ch.isspace() for ch in docid):
+            raise InputError(path, f"docid {docid!r} must be non-empty without whitespace", line)
+        if docid in corpus:
+            raise InputError(path, f"duplicate docid {docid!r}", line)
+        pages = field(obj, "pages", int, path, line)
+        if pages < 1:
+            raise InputError(path, f"document {docid!r} has {pages} pages", line)
+        source = field(obj, "source", str, path, line)
+        sha = field(obj, "sha256", str, path, line)
+        if len(sha) != 64 or any(ch not in "0123456789abcdef" for ch in sha):
+            raise InputError(path, f"document {docid!r}: sha256 must be 64 lowercase hex digits",
+                             line)
+        extra = {k: v for k, v in obj.items() if k not in ("docid", "pages", "source", "sha256")}
+        corpus[docid] = Document(docid, pages, source, sha, extra)
+    if not corpus:
+        raise InputError(path, "no documents")
+    return corpus
+
+
+def load_qrels(path: PathLike, queries: Mapping[str, Query],
+               corpus: Mapping[str, Document]) -> Dict[str, Dict[str, Judgment]]:
+    """Read and validate compact ``qrels.jsonl`` against the queries and the corpus.
+
+    Rules (n-Clue paper, sec. 3.2 and supplement 1.1): clues is between 1 and the query's
+    condition count; a gold has every condition (clues = n) and no gate; a subset with clues = n
+    must name the gate it failed; a subset with clues < n has no gate.
+    """
+    judgments: Dict[str, Dict[str, Judgment]] = {}
+    for line, obj in iter_jsonl(path):
+        qid = field(obj, "qid", str, path, line)
+        docid = field(obj, "docid", str, path, line)
+        if qid not in queries:
+            raise InputError(path, f"unknown qid {qid!r}", line)
+        if docid not in corpus:
+            raise InputError(path, f"unknown docid {docid!r}", line)
+        clues = field(obj, "clues", int, path, line)
+        label = field(obj, "label", str, path, line)
+        gate = obj.get("gate")
+        n = len(queries[qid].conditions)
+        if label not in LABELS:
+            raise InputError(path, f"label must be 'gold' or 'subset', got {label!r}", line)
+        if not 1 <= clues <= n:
+            raise InputError(path, f"clues={clues} outside 1..{n} for query {qid!r}", line)
+        if gate is not None and gate not in GATES:
+            raise InputError(path, f"gate must be one of {', '.join(GATES)}, got {gate!r}", line)
+        if label == "gold" and (clues != n or gate is not None):
+            raise InputError(path, f"a gold must have clues={n} and no gate", line)
+        if label == "subset" and clues == n and gate is None:
+            raise InputError(path, "an all-condition subset must name the page gate it failed",
+                             line)
+        if label == "subset" and clues < n and gate is not None:
+            raise InputError(path, "only an all-condition subset can carry a gate", line)
+        per_query = judgments.setdefault(qid, {})
+        if docid in per_query:
+            raise InputError(path, f"duplicate qrel for ({qid!r}, {docid!r})", line)
+        per_query[docid] = Judgment(qid, docid, clues, label, gate)
+    return judgments
+
+
+def load_evidence(path: PathLike, queries: Mapping[str, Query],
+                  judgments: Mapping[str, Mapping[str, Judgment]],
+                  corpus: Mapping[str, Document]) -> Dict[Tuple[str, str], Tuple[Tuple[int, ...], ...]]:
+    """Read ``evidence.jsonl``: support pages per condition for judged pairs.
+
+    Each judged pair's evidence must agree with its qrel: the number of nonempty page lists equals
+    ``clues``, and page ids lie in 1..pages of the document.
+    """
+    evidence: Dict[Tuple[str, str], Tuple[Tuple[int, ...], ...]] = {}
+    for line, obj in iter_jsonl(path):
+        qid = field(obj, "qid", str, path, line)
+        docid = field(obj, "docid", str, path, line)
+        judgment = judgments.get(qid, {}).get(docid)
+        if judgment is None:
+            raise InputError(path, f"evidence for unjudged pair ({qid!r}, {docid!r})", line)
+        pages = field(obj, "pages", list, path, line)
+        n = len(queries[qid].conditions)
+        if len(pages) != n:
+            raise InputError(path, f"expected {n} page lists, got {len(pages)}", line)
+        limit = corpus[docid].pages
+        clean: List[Tuple[int, ...]] = []
+        for position, page_list in enumerate(pages, start=1):
+            if not isinstance(page_list, list) or not all(
+                    isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= limit
+                    for p in page_list):
+                raise InputError(path, f"condition {position}: pages must be integers in "
+                                       f"1..{limit}", line)
+            clean.append(tuple(sorted(set(page_list))))
+        supported = sum(1 for page_list in clean if page_list)
+        if supported != judgment.clues:
+            raise InputError(path, f"evidence supports {supported} conditions but the qrel says "
+                                   f"clues={judgment.clues}", line)
+        key = (qid, docid)
+        if key in evidence:
+            raise InputError(path, f"duplicate evidence for ({qid!r}, {docid!r})", line)
+        evidence[key] = tuple(clean)
+    return evidence
+
+
+def load_release(path: PathLike) -> Release:
+    """Load and cross-validate a release folder."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise InputError(folder, "release folder not found")
+    queries = load_queries(_release_file(folder, "queries"))
+    corpus = load_corpus(_release_file(folder, "corpus"))
+    qrels_path = _release_file(folder, "qrels")
+    judgments = load_qrels(qrels_path, queries, corpus)
+    evidence_path = _release_file(folder, "evidence", required=False)
+    evidence = (load_evidence(evidence_path, queries, judgments, corpus)
+                if evidence_path is not None else {})
+    return Release(str(folder), queries, judgments, corpus, evidence)
+
+
+def gold_families(release: Release) -> Dict[str, str]:
+    """Exact-gold-set families (n-Clue paper, sec. 3.4): queries with identical gold sets.
+
+    The family id is the sorted gold docids joined by ``"|"``; a query without a gold forms
+    its own family ``"nogold:<qid>"`` (nothing links it to another query).
+    """
+    families: Dict[str, str] = {}
+    for qid in sorted(release.queries):
+        golds = release.golds(qid)
+        families[qid] = "|".join(golds) if golds else f"nogold:{qid}"
+    return families

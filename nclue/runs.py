@@ -1,0 +1,270 @@
+"""Rankings ("runs"): the release's JSONL format, TREC import/export, and tie rules.
+
+JSONL run (``runs/<run_id>.jsonl.gz``, gzip with mtime 0): one line per query
+``{"qid", "docs": [...], "scores": [...]}``, best first, depth up to 100; a page-scored run may add
+``"pages": {docid: [[page, score], ...]}``.
+
+TREC run: whitespace-separated ``qid Q0 docid rank score tag`` lines. TREC qrels: ``qid 0 docid grade``.
+
+Tie rules (a ranking is always re-sorted by descending score, then ties are broken):
+
+- ``input`` (default; the n-Clue paper, supplement 2: "stable input order resolves score ties"):
+  equal scores keep the order in which the documents appear in the file (JSONL list order, or
+  TREC line order; the TREC rank column is ignored).
+- ``trec_eval``: equal scores are ordered by docid descending (strcmp), as trec_eval does.
+
+A ranking that repeats a document, or holds a non-finite score, is rejected.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple
+
+from .errors import InputError
+from .formats import (PathLike, field, finite_number, iter_jsonl, read_text, write_jsonl_atomic,
+                      write_text_atomic)
+from .release import Release
+
+TIE_RULES = ("input", "trec_eval")
+
+PageScores = Tuple[Tuple[int, float], ...]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One query's ranked documents, best first, with scores (and optional page scores)."""
+
+    qid: str
+    docs: Tuple[str, ...]
+    scores: Tuple[float, ...]
+    pages: Optional[Mapping[str, PageScores]] = None
+
+
+@dataclass(frozen=True)
+class Run:
+    """A system's rankings for a set of queries."""
+
+    run_id: str
+    rankings: Mapping[str, Ranking]
+    tie_rule: str = "input"
+
+
+def order_by_score(docs: List[str], scores: List[float], ties: str) -> Tuple[List[str], List[float]]:
+    """Sort by descending score with the named tie rule (see module docstring)."""
+    if ties not in TIE_RULES:
+        raise ValueError(f"unknown tie rule {ties!r}; expected one of {', '.join(TIE_RULES)}")
+    indices = list(range(len(docs)))
+    if ties == "input":
+        indices.sort(key=lambda i: -scores[i])  # list.sort is stable: input order breaks ties
+    else:
+        indices.sort(key=lambda i: docs[i], reverse=True)
+        indices.sort(key=lambda i: -scores[i])
+    return [docs[i] for i in indices], [scores[i] for i in indices]
+
+
+def _check_docs(path: PathLike, line: int, qid: str, docs: Iterable[str],
+                release: Optional[Release]) -> None:
+    seen = set()
+    for docid in docs:
+        if docid in seen:
+            raise InputError(path, f"query {qid!r} ranks document {docid!r} twice", line)
+        seen.add(docid)
+        if release is not None and docid not in release.corpus:
+            raise InputError(path, f"unknown docid {docid!r}", line)
+
+
+def _parse_pages(value: object, path: PathLike, line: int,
+                 docs: Tuple[str, ...]) -> Dict[str, PageScores]:
+    if not isinstance(value, dict):
+        raise InputError(path, "field 'pages' must be an object", line)
+    ranked = set(docs)
+    pages: Dict[str, PageScores] = {}
+    for docid, items in value.items():
+        if docid not in ranked:
+            raise InputError(path, f"page scores for unranked document {docid!r}", line)
+        if not isinstance(items, list):
+            raise InputError(path, f"pages of {docid!r} must be a list of [page, score]", line)
+        parsed = []
+        for item in items:
+            if (not isinstance(item, list) or len(item) != 2 or isinstance(item[0], bool)
+                    or not isinstance(item[0], int) or item[0] < 1):
+                raise InputError(path, f"pages of {docid!r}: each entry must be [page>=1, score]",
+                                 line)
+            parsed.append((item[0], finite_number(item[1], f"page score of {docid!r}", path, line)))
+        pages[docid] = tuple(parsed)
+    return pages
+
+
+def read_jsonl_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
+                   run_id: Optional[str] = None) -> Run:
+    """Read a JSONL run (gzip allowed) and validate it (against ``release`` when given)."""
+    rankings: Dict[str, Ranking] = {}
+    for line, obj in iter_jsonl(path):
+        qid = field(obj, "qid", str, path, line)
+        if release is not None and qid not in release.queries:
+            raise InputError(path, f"unknown qid {qid!r}", line)
+        if qid in rankings:
+            raise InputError(path, f"duplicate ranking for qid {qid!r}", line)
+        docs = field(obj, "docs", list, path, line)
+        scores = field(obj, "scores", list, path, line)
+        if not all(isinstance(d, str) and d for d in docs):
+            raise InputError(path, "field 'docs' must be a list of non-empty strings", line)
+        if len(scores) != len(docs):
+            raise InputError(path, f"{len(docs)} docs but {len(scores)} scores", line)
+        numbers = [finite_number(s, "score", path, line) for s in scores]
+        _check_docs(path, line, qid, docs, release)
+        ordered_docs, ordered_scores = order_by_score(docs, numbers, ties)
+        pages = None
+        if "pages" in obj:
+            pages = _parse_pages(obj["pages"], path, line, tuple(docs))
+        rankings[qid] = Ranking(qid, tuple(ordered_docs), tuple(ordered_scores), pages)
+    return Run(run_id or run_id_from_path(path), rankings, ties)
+
+
+def read_trec_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
+                  run_id: Optional[str] = None) -> Run:
+    """Read a TREC run file (``qid Q0 docid rank score tag``); the rank column is ignored."""
+    text = read_text(path)
+    docs: Dict[str, List[str]] = {}
+    scores: Dict[str, List[float]] = {}
+    seen: Dict[str, set] = {}
+    first_line: Dict[str, int] = {}
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        parts = raw.split()
+        if len(parts) != 6:
+            raise InputError(path, f"expected 6 columns 'qid Q0 docid rank score tag', "
+                                   f"got {len(parts)}", number)
+        qid, _, docid, rank, score, _ = parts
+        try:
+            int(rank)
+        except ValueError:
+            raise InputError(path, f"rank {rank!r} is not an integer", number) from None
+        try:
+            value = float(score)
+        except ValueError:
+            raise InputError(path, f"score {score!r} is not a number", number) from None
+        finite_number(value, "score", path, number)
+        if release is not None and qid not in release.queries:
+            raise InputError(path, f"unknown qid {qid!r}", number)
+        if release is not None and docid not in release.corpus:
+            raise InputError(path, f"unknown docid {docid!r}", number)
+        if docid in seen.setdefault(qid, set()):
+            raise InputError(path, f"query {qid!r} ranks document {docid!r} twice", number)
+        seen[qid].add(docid)
+        first_line.setdefault(qid, number)
+        docs.setdefault(qid, []).append(docid)
+        scores.setdefault(qid, []).append(value)
+    rankings = {}
+    for qid in docs:
+        ordered_docs, ordered_scores = order_by_score(docs[qid], scores[qid], ties)
+        rankings[qid] = Ranking(qid, tuple(ordered_docs), tuple(ordered_scores))
+    return Run(run_id or run_id_from_path(path), rankings, ties)
+
+
+def run_id_from_path(path: PathLike) -> str:
+    name = Path(path).name
+    for suffix in (".jsonl.gz", ".jsonl", ".trec.gz", ".trec", ".txt", ".gz"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def detect_format(path: PathLike) -> str:
+    """``jsonl`` when the first non-blank character is ``{``, else ``trec``."""
+    text = read_text(path)
+    stripped = text.lstrip()
+    return "jsonl" if stripped.startswith("{") else "trec"
+
+
+def load_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
+             fmt: str = "auto", run_id: Optional[str] = None) -> Run:
+    """Load a run in JSONL or TREC format (auto-detected unless ``fmt`` is given)."""
+    if ties not in TIE_RULES:
+        raise InputError(path, f"unknown tie rule {ties!r}")
+    kind = detect_format(path) if fmt == "auto" else fmt
+    if kind == "jsonl":
+        return read_jsonl_run(path, release, ties, run_id)
+    if kind == "trec":
+        return read_trec_run(path, release, ties, run_id)
+    raise InputError(path, f"unknown run format {fmt!r}")
+
+
+def run_rows(run: Run) -> List[dict]:
+    """Rows of the JSONL run format, sorted by qid."""
+    rows = []
+    for qid in sorted(run.rankings):
+        ranking = run.rankings[qid]
+        row = {"qid": qid, "docs": list(ranking.docs), "scores": list(ranking.scores)}
+        if ranking.pages is not None:
+            row["pages"] = {d: [[p, s] for p, s in items] for d, items in ranking.pages.items()}
+        rows.append(row)
+    return rows
+
+
+def write_run(path: PathLike, run: Run) -> None:
+    """Write the JSONL run format (deterministic gzip when the name ends in ``.gz``)."""
+    write_jsonl_atomic(path, run_rows(run))
+
+
+def format_score(score: float) -> str:
+    return repr(float(score))
+
+
+def trec_run_text(run: Run, tag: Optional[str] = None) -> str:
+    """TREC run text: ranks 1..n in the run's order; scores printed with ``repr`` (round trip)."""
+    label = tag or run.run_id
+    lines = []
+    for qid in sorted(run.rankings):
+        ranking = run.rankings[qid]
+        for rank, (docid, score) in enumerate(zip(ranking.docs, ranking.scores), start=1):
+            lines.append(f"{qid} Q0 {docid} {rank} {format_score(score)} {label}\n")
+    return "".join(lines)
+
+
+def write_trec_run(path: PathLike, run: Run, tag: Optional[str] = None) -> None:
+    write_text_atomic(path, trec_run_text(run, tag))
+
+
+def trec_qrels_text(release: Release) -> str:
+    """TREC qrels (``qid 0 docid grade``) with grade = clue count; golds and subsets alike.
+
+    The gold/subset distinction is not representable in plain TREC qrels: a gate-failed subset
+    has the same clue count as a gold. Use :func:`read_trec_qrels` with ``gold_grade`` to import.
+    """
+    lines = []
+    for qid in sorted(release.judgments):
+        for docid in sorted(release.judgments[qid]):
+            lines.append(f"{qid} 0 {docid} {release.judgments[qid][docid].clues}\n")
+    return "".join(lines)
+
+
+def write_trec_qrels(path: PathLike, release: Release) -> None:
+    write_text_atomic(path, trec_qrels_text(release))
+
+
+def read_trec_qrels(path: PathLike) -> Dict[str, Dict[str, int]]:
+    """Read TREC qrels (``qid iter docid grade``) into ``{qid: {docid: grade}}`` (grade 0 dropped)."""
+    text = read_text(path)
+    qrels: Dict[str, Dict[str, int]] = {}
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        parts = raw.split()
+        if len(parts) != 4:
+            raise InputError(path, f"expected 4 columns 'qid iter docid grade', got {len(parts)}",
+                             number)
+        qid, _, docid, grade_text = parts
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            raise InputError(path, f"grade {grade_text!r} is not an integer", number) from None
+        if grade < 0:
+            raise InputError(path, f"negative grade {grade}", number)
+        per_query = qrels.setdefault(qid, {})
+        if docid in per_query:
+            raise InputError(path, f"duplicate qrel for ({qid!r}, {docid!r})", number)
+        if grade:
+            per_query[docid] = grade
+    return qrels
