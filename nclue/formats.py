@@ -143,6 +143,7 @@ def write_bytes_atomic(path: PathLike, data: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
+        os.chmod(temp_name, 0o644)  # mkstemp creates 0600; released files are world-readable
         os.replace(temp_name, target)
     except BaseException:
         try:
