@@ -1,3 +1,5 @@
 """The explicit list of CLI command modules (add one import and one entry per command)."""
 
-COMMAND_MODULES = ()
+from . import coverage
+
+COMMAND_MODULES = (coverage,)

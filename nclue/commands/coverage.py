@@ -1,0 +1,142 @@
+"""``nclue coverage``: perspective coverage of runs (Multi3IR paper, eq. 5, eq. 6, Tables 6-7).
+
+Perspectives come from an n-Clue release (each condition is a perspective; see
+:func:`nclue.coverage.derive_perspectives`) or from a Multi3IR/PIR-style JSONL file
+(``--perspectives``). Formats: :mod:`nclue.coverage` and ``docs/coverage.md``.
+"""
+
+import argparse
+import sys
+from typing import Any, Dict, List
+
+from .. import coverage
+from ..errors import InputError
+from ..formats import dumps_canonical
+
+DESCRIPTION = """\
+Perspective coverage of one or more runs (Multi3IR paper, sec. 5.1 and 6.3-6.4): hard coverage
+HC@k (eq. 5), soft coverage SC@k (eq. 6) from a judgments file, knowledge-source coverage
+(Table 6) and HC@k by dispersion quartile (Table 7). With --release each condition of a query is
+a perspective supported by the judged documents whose evidence covers it (golds support every
+condition); --perspectives reads external Multi3IR/PIR-style data instead. Values are means over
+queries in percentage points."""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "coverage", help="perspective coverage HC@k / SC@k of runs (Multi3IR)",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="run file(s): JSONL(.gz) or TREC, as `nclue` reads them")
+    parser.add_argument("--release", metavar="DIR",
+                        help="n-Clue release folder: derive perspectives from its conditions and "
+                             "evidence, validate the runs against it")
+    parser.add_argument("--perspectives", metavar="FILE",
+                        help="perspective JSONL (qid, query, perspectives[{id, text, docs}]); "
+                             "overrides the release's derived perspectives")
+    parser.add_argument("--k", nargs="+", type=int, default=list(coverage.DEFAULT_KS),
+                        metavar="K", help="cut-offs (default: 5 10 20 100)")
+    parser.add_argument("--judgments", metavar="FILE",
+                        help="judgments JSONL (qid, perspective, docid, verdict) for SC@k; only "
+                             "'fully' counts")
+    parser.add_argument("--source-field", action="append", default=[], metavar="NAME",
+                        help="knowledge-source coverage over this document attribute (e.g. "
+                             "modality, domain; repeatable); read from --sources, else from the "
+                             "release corpus (its 'source' field or an extra field)")
+    parser.add_argument("--sources", metavar="FILE",
+                        help="document attribute JSONL ({docid, NAME: value, ...})")
+    parser.add_argument("--vectors", metavar="FILE",
+                        help="document vector JSONL ({docid, vector}) for the dispersion "
+                             "quartiles of HC@k")
+    parser.add_argument("--ties", default="input", choices=("input", "trec_eval"),
+                        help="score tie rule when reading runs (default: input order)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from ..runs import load_run  # local imports: keep `nclue --help` light
+
+    if args.release is None and args.perspectives is None:
+        raise InputError("nclue coverage", "give --release DIR or --perspectives FILE")
+    if any(k < 1 for k in args.k):
+        raise InputError("nclue coverage", "--k values must be positive integers")
+    if args.sources is not None and not args.source_field:
+        raise InputError(args.sources, "--sources needs at least one --source-field NAME")
+    ks = coverage.check_ks(args.k)
+    release = None
+    if args.release is not None:
+        from ..release import load_release
+        release = load_release(args.release)
+    if args.perspectives is not None:
+        queries = coverage.load_perspectives(args.perspectives)
+        where = args.perspectives
+    else:
+        queries = coverage.perspectives_from_release(release)
+        where = args.release
+    judgments = (coverage.load_judgments(args.judgments, queries)
+                 if args.judgments is not None else None)
+    sources: Dict[str, Dict[str, str]] = {}
+    for name in args.source_field:
+        if args.sources is not None:
+            source_of = coverage.load_sources(args.sources, name)
+            origin = args.sources
+        elif release is not None:
+            source_of = coverage.sources_from_release(release, name)
+            origin = args.release
+        else:
+            raise InputError("nclue coverage", "--source-field needs --sources FILE or --release")
+        coverage.check_sources(queries, source_of, name, origin)
+        sources[name] = source_of
+    dispersions = None
+    if args.vectors is not None:
+        vectors = coverage.load_vectors(args.vectors)
+        dispersions = coverage.query_dispersions(queries, vectors, where=args.vectors)
+    reports = []
+    for path in args.runs:
+        print(f"nclue coverage: {path}", file=sys.stderr)
+        run = load_run(path, release, ties=args.ties)
+        report = coverage.evaluate_coverage(queries, coverage.rankings_of(run), ks, judgments,
+                                            sources or None, dispersions)
+        report["run"] = run.run_id
+        reports.append(report)
+    output = {"perspectives": where, "ks": list(ks), "runs": reports}
+    if args.json:
+        print(dumps_canonical(output, indent=2))
+    else:
+        print(render_text(output))
+    return 0
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def render_text(output: Dict[str, Any]) -> str:
+    """A plain-text table per run: one row per measure, one column per cut-off."""
+    ks = output["ks"]
+    lines: List[str] = []
+    for report in output["runs"]:
+        lines.append(f"run {report['run']}: {report['queries']} queries, "
+                     f"{report['missing_queries']} not ranked, "
+                     f"{report['unsupported_perspectives']} perspectives without support")
+        header = f"  {'measure':<22}" + "".join(f"{'@' + str(k):>9}" for k in ks)
+        lines.append(header)
+        names = sorted({name.rsplit("@", 1)[0] for name in report["measures"]},
+                       key=lambda n: (n != "hc", n != "sc", n))
+        for name in names:
+            cells = "".join(f"{_cell(report['measures'].get(f'{name}@{k}')):>9}" for k in ks)
+            lines.append(f"  {name.upper() if name in ('hc', 'sc') else name:<22}{cells}")
+        if any(f"unjudged@{k}" in report for k in ks):
+            cells = "".join(f"{report.get(f'unjudged@{k}', 0):>9}" for k in ks)
+            lines.append(f"  {'unjudged pairs':<22}{cells}")
+        if "quartiles" in report:
+            lines.append(f"  HC by dispersion quartile ({report['undefined_dispersion']} queries "
+                         "with < 2 positives left out)")
+            rows = {k: report["quartiles"][f"hc@{k}"] for k in ks}
+            for index, label in enumerate(coverage.QUARTILE_LABELS):
+                count = rows[ks[0]][index]["queries"]
+                cells = "".join(f"{_cell(rows[k][index]['value']):>9}" for k in ks)
+                lines.append(f"  {label + ' (' + str(count) + ')':<22}{cells}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n")
