@@ -438,5 +438,91 @@ class ReleaseTest(unittest.TestCase):
                           b["hc_minus_score@10"]), (100.0, 100.0, 100.0, 100.0, 0.0))
 
 
+EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "example"
+
+
+class ExampleReleaseTest(unittest.TestCase):
+    """End to end on the worked example release (data/example), derived by hand.
+
+    Perspectives (condition: judged documents whose evidence covers it; golds cover all):
+    q1 Acknowledgements {d01, d02, d03}, TikZ {d01, d03, d10, d11};
+    q2 Bibliography {d04, d05, d06, d08}, PGF {d04, d05, d07, d08}, hyperref {d04, d05, d06, d08};
+    q3 Index {d09}, beamer {d01, d09, d10};
+    q4 Introduction {d10, d11}, TikZ {d01, d03, d10, d11}, babel {d02, d10, d12};
+    q5 Examples = fontspec = {d11, d12}; q6 Examples {d11, d12}, microtype {d03, d11, d12}.
+    """
+
+    RUNS = ["example_dense", "example_lexical", "example_pages"]
+
+    def test_derived_perspectives(self):
+        from nclue.release import load_release
+        derived = coverage.perspectives_from_release(load_release(EXAMPLE))
+        got = {q: [sorted(p.docs) for p in v.perspectives] for q, v in derived.items()}
+        self.assertEqual(got, {
+            "q1": [["d01", "d02", "d03"], ["d01", "d03", "d10", "d11"]],
+            "q2": [["d04", "d05", "d06", "d08"], ["d04", "d05", "d07", "d08"],
+                   ["d04", "d05", "d06", "d08"]],
+            "q3": [["d09"], ["d01", "d09", "d10"]],
+            "q4": [["d10", "d11"], ["d01", "d03", "d10", "d11"], ["d02", "d10", "d12"]],
+            "q5": [["d11", "d12"], ["d11", "d12"]],
+            "q6": [["d11", "d12"], ["d03", "d11", "d12"]]})
+
+    def test_cli(self):
+        runs = [str(EXAMPLE / "runs" / f"{r}.jsonl.gz") for r in self.RUNS]
+        code, out, err = run_cli(runs + ["--release", str(EXAMPLE), "--k", "1", "2", "10",
+                                         "--json"])
+        self.assertEqual(code, 0, err)
+        reports = {r["run"]: r for r in json.loads(out)["runs"]}
+        # dense: q1 d10,d11,d03,.. -> 1/2, 1/2, 1 (d03 covers both); q2 d05 gold -> 1;
+        # q3 d09 gold -> 1; q4 d02 (babel) -> 1/3, then d10 gold -> 1; q5 d12 gold -> 1;
+        # q6 d03 (microtype) -> 1/2, then d11 -> 1.
+        # @1: (1/2 + 1 + 1 + 1/3 + 1 + 1/2)/6 = 13/18; @2: (1/2 + 5)/6 = 11/12; @10: 1
+        dense = reports["example_dense"]["measures"]
+        self.assertAlmostEqual(dense["hc@1"], 100 * 13 / 18)
+        self.assertAlmostEqual(dense["hc@2"], 100 * 11 / 12)
+        self.assertAlmostEqual(dense["hc@10"], 100.0)
+        # lexical: q1 d01 gold -> 1; q2 d06 (Bib, hyperref) -> 2/3, + d04 -> 1; q3 d01, d10
+        # (beamer only) -> 1/2 at every k; q4 d10 gold -> 1; q5 d03 unjudged -> 0, + d12 -> 1;
+        # q6 not ranked -> 0. @1: (1 + 2/3 + 1/2 + 1)/6 = 19/36; @2 = @10: 4.5/6 = 3/4
+        lexical = reports["example_lexical"]
+        self.assertAlmostEqual(lexical["measures"]["hc@1"], 100 * 19 / 36)
+        self.assertAlmostEqual(lexical["measures"]["hc@2"], 75.0)
+        self.assertAlmostEqual(lexical["measures"]["hc@10"], 75.0)
+        self.assertEqual(lexical["missing_queries"], 1)
+        # pages: q1, q2, q3, q6 gold first -> 1; q4 d11 (Introduction, TikZ) -> 2/3, + d10 -> 1;
+        # q5 d07 unjudged for q5 -> 0. @1: (4 + 2/3)/6 = 7/9; @2 = @10: 5/6
+        pages = reports["example_pages"]["measures"]
+        self.assertAlmostEqual(pages["hc@1"], 100 * 7 / 9)
+        self.assertAlmostEqual(pages["hc@2"], 100 * 5 / 6)
+        self.assertAlmostEqual(pages["hc@10"], 100 * 5 / 6)
+        for report in reports.values():
+            self.assertEqual(report["unsupported_perspectives"], 0)
+
+    def test_coverage_table(self):
+        from nclue.release import load_release
+        from nclue.runs import load_run
+        release = load_release(EXAMPLE)
+        runs = {r: load_run(EXAMPLE / "runs" / f"{r}.jsonl.gz", release) for r in self.RUNS}
+        rows = {row["run"]: row for row in coverage.coverage_table(release, runs)}
+        # n-Clue Score@10 (first gold within 10 and before every judged subset) / Gold Hit@10:
+        # dense: q1 subset d10 first, q2 gold, q3 gold, q4 subset d02 first, q5 gold, q6 subset
+        #   d03 first -> 3/6 = 50; every query has a gold in its list -> 100. HC@10 = 100.
+        # lexical: q1 gold, q2 subset d06 first, q3 no gold, q4 gold, q5 d03 unjudged then gold
+        #   d12, q6 unranked -> 3/6 = 50; gold in q1, q2, q4, q5 -> 4/6. HC@10 = 75.
+        # pages: q1, q2, q3, q6 gold first, q4 subset d11 first, q5 no gold -> 4/6; hit 5/6.
+        #   HC@10 = 5/6. Depth <= 5 everywhere, so HC@100 = HC@10.
+        expected = {"example_dense": (100.0, 50.0, 100.0),
+                    "example_lexical": (75.0, 50.0, 100 * 4 / 6),
+                    "example_pages": (100 * 5 / 6, 100 * 4 / 6, 100 * 5 / 6)}
+        self.assertEqual(sorted(rows), sorted(expected))
+        for run_id, (hc, score, hit) in expected.items():
+            row = rows[run_id]
+            self.assertAlmostEqual(row["hc@10"], hc)
+            self.assertAlmostEqual(row["hc@100"], hc)
+            self.assertAlmostEqual(row["nclue_score@10"], score)
+            self.assertAlmostEqual(row["gold_hit@10"], hit)
+            self.assertAlmostEqual(row["hc_minus_score@10"], hc - score)
+
+
 if __name__ == "__main__":
     unittest.main()
