@@ -1,5 +1,5 @@
 """The explicit list of CLI command modules (add one import and one entry per command)."""
 
-from . import coverage
+from . import convert, coverage, score, verify
 
-COMMAND_MODULES = (coverage,)
+COMMAND_MODULES = (score, verify, convert, coverage,)

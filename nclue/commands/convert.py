@@ -1,0 +1,39 @@
+"""``nclue export-trec`` / ``nclue import-trec``: move runs and qrels between formats."""
+
+from ..release import load_release
+from ..runs import TIE_RULES, load_run, write_run, write_trec_qrels, write_trec_run
+
+
+def add_parser(subparsers) -> None:
+    export = subparsers.add_parser(
+        "export-trec", help="write a release's qrels, or a run, in TREC format",
+        description="TREC qrels use grade = clue count (golds and subsets alike); TREC runs use "
+                    "ranks 1..n in the run's order and the run id as tag.")
+    export.add_argument("--release", required=True, help="release folder")
+    export.add_argument("--run", help="run file to convert (omit to export the qrels)")
+    export.add_argument("--out", required=True, help="output file (written atomically)")
+    export.set_defaults(func=run_export)
+    imp = subparsers.add_parser(
+        "import-trec", help="convert a TREC run file into the release's JSONL(.gz) run format",
+        description="Validate a TREC run against a release and write it as JSONL (gzip when the "
+                    "name ends in .gz). Scores are re-sorted; the tie rule decides equal scores.")
+    imp.add_argument("run", help="TREC run file")
+    imp.add_argument("--release", required=True, help="release folder")
+    imp.add_argument("--ties", choices=TIE_RULES, default="input", help="tie rule (default: input order)")
+    imp.add_argument("--out", required=True, help="output .jsonl or .jsonl.gz")
+    imp.set_defaults(func=run_import)
+
+
+def run_export(args) -> int:
+    release = load_release(args.release)
+    if args.run:
+        write_trec_run(args.out, load_run(args.run, release))
+    else:
+        write_trec_qrels(args.out, release)
+    return 0
+
+
+def run_import(args) -> int:
+    release = load_release(args.release)
+    write_run(args.out, load_run(args.run, release, ties=args.ties, fmt="trec"))
+    return 0

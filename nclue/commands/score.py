@@ -1,0 +1,49 @@
+"""``nclue score RUN --release DIR``: score any run (JSONL or TREC) against a release."""
+
+import json
+import sys
+
+from ..claims import format_fixed
+from ..metrics import DEFAULT_K, evaluate, measure_names
+from ..release import load_release
+from ..runs import TIE_RULES, load_run
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "score", help="score a run (our JSONL or a TREC run file) against a release",
+        description="Score a ranking file against a release's qrels. Queries of the release that "
+                    "the run lacks count as empty rankings. Values are percentage points.")
+    parser.add_argument("run", help="run file: JSONL(.gz) {qid, docs, scores} or TREC 'qid Q0 docid rank score tag'")
+    parser.add_argument("--release", required=True, help="release folder, e.g. data/v1")
+    parser.add_argument("--k", type=int, default=DEFAULT_K, help="rank cutoff (default 10)")
+    parser.add_argument("--ties", choices=TIE_RULES, default="input",
+                        help="tie rule for equal scores: input order (default, as the paper) or "
+                             "trec_eval (docid descending)")
+    parser.add_argument("--format", choices=("auto", "jsonl", "trec"), default="auto",
+                        help="run format (default: detected from the first character)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (unrounded)")
+    parser.set_defaults(func=run_score)
+
+
+def run_score(args) -> int:
+    if args.k < 1:
+        print("nclue: --k must be at least 1", file=sys.stderr)
+        return 2
+    release = load_release(args.release)
+    run = load_run(args.run, release, ties=args.ties, fmt=args.format)
+    scores = evaluate(release, run, args.k)
+    scores["ties"] = args.ties
+    scores["k"] = args.k
+    scores["run"] = run.run_id
+    scores["queries_in_run"] = sum(1 for q in run.rankings if q in release.queries)
+    if args.json:
+        print(json.dumps(scores, sort_keys=True))
+        return 0
+    print(f"run {run.run_id} on {release.name}: {scores['queries']} queries "
+          f"({scores['queries_in_run']} ranked), k={args.k}, ties={args.ties}")
+    for name in measure_names(args.k):
+        if name in scores:
+            extra = f"  (over {scores[name + '_queries']} queries)" if name + "_queries" in scores else ""
+            print(f"  {name:<24} {format_fixed(scores[name], 2):>7}{extra}")
+    return 0

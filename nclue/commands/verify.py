@@ -1,0 +1,23 @@
+"""``nclue verify``: the same verification as ``python reproduce.py`` (from a repository root)."""
+
+import sys
+from pathlib import Path
+
+from ..verification import reproduce
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "verify", help="verify SHA256SUMS, regenerate every table and check every claim",
+        description="Run the repository's full verification (what reproduce.py does).")
+    parser.add_argument("--root", default=".", help="repository root (default: current folder)")
+    parser.add_argument("--release", action="append", default=None, help="only this release; repeatable")
+    parser.set_defaults(func=run_verify)
+
+
+def run_verify(args) -> int:
+    summary = reproduce(Path(args.root), only=args.release, log=lambda line: print(line, file=sys.stderr))
+    for problem in summary.problems:
+        print(f"FAIL {problem}")
+    print(f"{summary.verified} claims verified, {summary.failed} failed")
+    return 0 if summary.ok else 1
