@@ -524,5 +524,23 @@ class ExampleReleaseTest(unittest.TestCase):
             self.assertAlmostEqual(row["hc_minus_score@10"], hc - score)
 
 
+    def test_report_table_builder(self):
+        from nclue.report import ReleaseContext, table_markdown
+        ctx = ReleaseContext(EXAMPLE)
+        table = coverage.coverage_report_table(
+            {"id": "cov", "kind": "coverage", "runs": "all"}, ctx)
+        cells = {row_key: values for row_key, _, values in table.rows}
+        # same hand-derived values as test_coverage_table (report k = 10 in report.json)
+        self.assertAlmostEqual(cells["example_lexical"]["hc@10"], 75.0)
+        self.assertAlmostEqual(cells["example_lexical"]["hc_minus_score@10"], 25.0)
+        self.assertAlmostEqual(cells["example_pages"]["nclue_score@10"], 100 * 4 / 6)
+        self.assertAlmostEqual(cells["example_dense"]["gold_hit@10"], 100.0)
+        text = table_markdown(table)
+        # dense row: HC@10 100.0, HC@100 100.0, Score 50.0, Gold Hit 100.0, difference 50.0
+        self.assertIn("| example_dense | 100.0 | 100.0 | 50.0 | 100.0 | 50.0 |", text)
+        with self.assertRaisesRegex(InputError, "'ks' must be a list of positive integers"):
+            coverage.coverage_report_table({"id": "cov", "runs": "all", "ks": [0]}, ctx)
+
+
 if __name__ == "__main__":
     unittest.main()
