@@ -1,0 +1,202 @@
+"""Runs and TREC formats, tie rules, claims rounding, stdlib-only imports, reproduce determinism."""
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from nclue.claims import Claim, claim_holds, format_fixed
+from nclue.formats import gzip_bytes
+from nclue.release import load_release, render_forms
+from nclue.runs import load_run, order_by_score, read_trec_qrels, trec_qrels_text, trec_run_text, write_run
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "data" / "example"
+
+
+class TieRules(unittest.TestCase):
+    def test_input_order_keeps_file_order_on_ties(self):
+        docs, _ = order_by_score(["b", "a", "c"], [1.0, 1.0, 2.0], "input")
+        self.assertEqual(docs, ["c", "b", "a"])
+
+    def test_trec_eval_orders_ties_by_docid_descending(self):
+        docs, _ = order_by_score(["a", "c", "b", "z"], [1.0, 1.0, 1.0, 0.5], "trec_eval")
+        self.assertEqual(docs, ["c", "b", "a", "z"])
+
+    def test_trec_rank_column_is_ignored(self):
+        release = load_release(EXAMPLE)
+        tmp = Path(tempfile.mkdtemp())
+        try:
+            path = tmp / "r.trec"
+            # ranks contradict scores; scores decide: d04 (3.0) first.
+            path.write_text("q2 Q0 d06 1 1.0 t\nq2 Q0 d04 2 3.0 t\n")
+            run = load_run(path, release)
+            self.assertEqual(run.rankings["q2"].docs, ("d04", "d06"))
+        finally:
+            shutil.rmtree(tmp)
+
+
+class TrecRoundTrip(unittest.TestCase):
+    def test_run_roundtrip(self):
+        release = load_release(EXAMPLE)
+        run = load_run(EXAMPLE / "runs" / "example_dense.jsonl.gz", release)
+        tmp = Path(tempfile.mkdtemp())
+        try:
+            path = tmp / "dense.trec"
+            path.write_text(trec_run_text(run))
+            again = load_run(path, release)
+            self.assertEqual({q: r.docs for q, r in again.rankings.items()},
+                             {q: r.docs for q, r in run.rankings.items()})
+            self.assertEqual(path.read_text().split("\n")[0], "q1 Q0 d10 1 0.9 example_dense")
+        finally:
+            shutil.rmtree(tmp)
+
+    def test_qrels_export(self):
+        release = load_release(EXAMPLE)
+        text = trec_qrels_text(release)
+        self.assertIn("q2 0 d08 3\n", text)  # the distinct-page subset keeps its clue count
+        tmp = Path(tempfile.mkdtemp())
+        try:
+            (tmp / "q.txt").write_text(text)
+            qrels = read_trec_qrels(tmp / "q.txt")
+            self.assertEqual(sum(len(v) for v in qrels.values()), 24)
+        finally:
+            shutil.rmtree(tmp)
+
+    def test_jsonl_run_is_byte_deterministic(self):
+        release = load_release(EXAMPLE)
+        run = load_run(EXAMPLE / "runs" / "example_pages.jsonl.gz", release)
+        tmp = Path(tempfile.mkdtemp())
+        try:
+            write_run(tmp / "a.jsonl.gz", run)
+            write_run(tmp / "b.jsonl.gz", run)
+            self.assertEqual((tmp / "a.jsonl.gz").read_bytes(), (tmp / "b.jsonl.gz").read_bytes())
+            # and identical to the released file written by tools/make_example.py
+            self.assertEqual((tmp / "a.jsonl.gz").read_bytes(),
+                             (EXAMPLE / "runs" / "example_pages.jsonl.gz").read_bytes())
+        finally:
+            shutil.rmtree(tmp)
+
+    def test_gzip_has_mtime_zero(self):
+        data = gzip_bytes(b"x")
+        self.assertEqual(data[4:8], b"\x00\x00\x00\x00")
+
+
+class Forms(unittest.TestCase):
+    def test_forms(self):
+        self.assertEqual(render_forms(("A", "B"))["natural"], 'Find the document that discusses "A" and "B".')
+        self.assertEqual(render_forms(("A", "B", "C"))["natural"],
+                         'Find the document that discusses "A", "B", and "C".')
+        self.assertEqual(render_forms(("A", "B", "C"))["clean"], '"A"; "B"; "C"')
+
+
+class ClaimRounding(unittest.TestCase):
+    def test_half_unit_rule(self):
+        claim = Claim("r", "t", "row", "col", 26.8, 1)
+        self.assertTrue(claim_holds(claim, 26.75))    # |26.75 - 26.8| = .05 = half a unit
+        self.assertTrue(claim_holds(claim, 26.849))
+        self.assertFalse(claim_holds(claim, 26.86))
+        self.assertFalse(claim_holds(Claim("r", "t", "row", "col", 3, 0), 3.6))
+
+    def test_format_fixed_rounds_half_up(self):
+        self.assertEqual(format_fixed(0.125, 2), "0.13")
+        self.assertEqual(format_fixed(2.5, 0), "3")
+        self.assertEqual(format_fixed(-0.04, 1), "0.0")
+
+    def test_example_claims_equal_the_hand_values(self):
+        # The example's frozen claims must agree with the values worked out by hand in
+        # tests/test_example_release.py (e.g. lexical n-Clue 3/6, dense Gold Hit 6/6, pages
+        # Gold+Support 4/6, conditional coverage 4/5).
+        data = json.loads((EXAMPLE / "claims.json").read_text())
+        cells = {(c["table"], c["row"], c["column"]): c["value"] for c in data["claims"]}
+        self.assertEqual(cells[("scorecard", "example_lexical", "nclue_score@10")], 50.0)
+        self.assertEqual(cells[("scorecard", "example_dense", "gold_hit@10")], 100.0)
+        self.assertEqual(cells[("page_evidence", "example_pages", "gold_support@10")], 66.7)
+        self.assertEqual(cells[("page_evidence", "example_pages", "full_coverage@10")], 80.0)
+        self.assertEqual(cells[("instrument", "gold_qrels", "value")], 9)
+        self.assertEqual(cells[("instrument", "subset_qrels", "value")], 15)
+
+
+class StdlibOnly(unittest.TestCase):
+    def test_no_third_party_imports(self):
+        std = set(sys.stdlib_module_names) | {"nclue", "__future__"}
+        files = list((ROOT / "nclue").rglob("*.py")) + [ROOT / "reproduce.py"] + list((ROOT / "tests").glob("*.py"))
+        bad = []
+        for path in files:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                bad += [f"{path.relative_to(ROOT)}:{node.lineno}: {n}" for n in names
+                        if n.split(".")[0] not in std and n.split(".")[0] != "tests"]
+        self.assertEqual(bad, [])
+
+    def test_isolated_interpreter_imports_every_module(self):
+        modules = sorted("nclue." + ".".join(p.relative_to(ROOT / "nclue").with_suffix("").parts)
+                         for p in (ROOT / "nclue").rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+        code = "import sys; sys.path.insert(0, %r)\nimport importlib\nfor m in %r: importlib.import_module(m)" % (
+            str(ROOT), modules)
+        proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+
+
+class ReproduceExample(unittest.TestCase):
+    """reproduce.py on a copy holding only the example release: passes, is deterministic, and fails
+    (naming the file) when a claim or a data file is tampered with."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp())
+        for name in ("nclue", "reproduce.py"):
+            src = ROOT / name
+            (shutil.copytree if src.is_dir() else shutil.copy)(src, self.tmp / name)
+        shutil.copytree(EXAMPLE, self.tmp / "data" / "example")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def reproduce(self, *args):
+        return subprocess.run([sys.executable, "-I", "-S", str(self.tmp / "reproduce.py"), *args],
+                              capture_output=True, text=True, cwd=self.tmp)
+
+    def test_freeze_then_verify_is_deterministic(self):
+        self.assertEqual(self.reproduce("--freeze").returncode, 0)
+        snapshot = {p: p.read_bytes() for p in self.tmp.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+        proc = self.reproduce()
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertRegex(proc.stdout.strip().split("\n")[-1], r"^\d+ claims verified, 0 failed")
+        after = {p: p.read_bytes() for p in self.tmp.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+        self.assertEqual(snapshot, after)
+
+    def test_changed_claim_fails_with_expected_got_and_file(self):
+        self.assertEqual(self.reproduce("--freeze").returncode, 0)
+        path = self.tmp / "data" / "example" / "claims.json"
+        data = json.loads(path.read_text())
+        for claim in data["claims"]:
+            if (claim["table"], claim["row"], claim["column"]) == ("scorecard", "example_dense", "gold_hit@10"):
+                claim["value"] = 99.9
+        path.write_text(json.dumps(data))
+        proc = self.reproduce()
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("example/scorecard/example_dense/gold_hit@10: expected 99.9", proc.stdout)
+        self.assertIn("got 100.0000", proc.stdout)
+        self.assertIn("data/example/claims.json", proc.stdout)
+        self.assertIn("1 failed", proc.stdout)
+
+    def test_tampered_data_file_fails_checksums(self):
+        self.assertEqual(self.reproduce("--freeze").returncode, 0)
+        corpus = self.tmp / "data" / "example" / "corpus.jsonl"
+        corpus.write_text(corpus.read_text().replace('"pages":12', '"pages":13'))
+        proc = self.reproduce()
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("data/example/corpus.jsonl: sha256", proc.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
