@@ -418,6 +418,14 @@ class ReleaseTest(unittest.TestCase):
         self.assertAlmostEqual(m["source_coverage@2"], 75.0)
         self.assertAlmostEqual(m["source_coverage@3"], 100.0)
 
+    def test_release_without_evidence(self):
+        # without evidence.jsonl the subsets cannot be assigned to conditions: exit 2, no output
+        (self.dir / "evidence.jsonl").unlink()
+        code, out, err = run_cli([str(self.run_a), "--release", str(self.dir)])
+        self.assertEqual(code, 2)
+        self.assertEqual(out, "")
+        self.assertIn("no evidence for judged subset ('q1', 's1')", err)
+
     def test_coverage_table(self):
         from nclue.release import load_release
         from nclue.runs import load_run
