@@ -1,0 +1,107 @@
+"""Entity-phrase conditions: a vocabulary of technical terms chosen by document frequency.
+
+n-Clue paper, sec. 3.2: an entity-phrase condition holds on every page that mentions the phrase.
+Here a page *mentions* a term when the term occurs as a whole word, case-sensitively: the
+characters immediately before and after the occurrence (if any) are not word characters
+(letters, digits or underscore, Python's ``\\w``).  Equivalently the term equals one maximal run
+of word characters on the page.  Case sensitivity is essential (corpus note: case-insensitive
+"context" finds ConTeXt in 559 documents, the case-sensitive term in 31).
+
+Candidate terms (shape rule, :func:`term_shape`): ASCII letters and digits only, 3 to 30
+characters, starting with a letter, and either
+
+- ``mixed``: an upper-case letter after the first character and at least one lower-case letter
+  (LaTeX, BibTeX, pdfTeX, PostScript, OpenType, ConTeXt, RequirePackage), or
+- ``acronym``: upper-case letters (digits allowed after the first), at least two letters, not a
+  Roman numeral (PDF, CTAN, ASCII, UTF8).
+
+Plain lower-case words (package names such as geometry, listings) and capitalized words are not
+candidates: their case cannot tell the technical reading from the English word.  An acronym is
+taken to be an English word set in capitals (THE, NOTE, WARNING) and dropped when its capitalized
+form (The, Note, Warning) occurs in at least ``capitalized_ratio`` times as many documents.
+Person names are not conditions: the shape rule already removes most; the remaining ones, and
+non-technical words that pass it, are listed with their reason in the configuration's
+``entity_exclude`` table after review of the vocabulary.
+
+Document frequency counts documents with at least one *supporting* page: pages flagged empty,
+garbage, toc or index (configurable) never support an entity.
+"""
+
+import re
+from collections import Counter
+from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+WORD_RUN = re.compile(r"\w+")
+_ROMAN = re.compile(r"^[IVXLCDM]+$")
+_ASCII_ALNUM = re.compile(r"^[A-Za-z][A-Za-z0-9]{2,29}$")
+
+
+def term_shape(token: str) -> Optional[str]:
+    """``"mixed"``, ``"acronym"`` or None (not a candidate term), by the shape rule above."""
+    if not _ASCII_ALNUM.match(token):
+        return None
+    letters = [ch for ch in token if ch.isalpha()]
+    if any(ch.isupper() for ch in token[1:]) and any(ch.islower() for ch in token):
+        return "mixed"
+    if all(ch.isupper() for ch in letters) and token[0].isupper() and len(letters) >= 2:
+        if _ROMAN.match(token):
+            return None
+        return "acronym"
+    return None
+
+
+def page_words(text: str) -> Set[str]:
+    """The set of maximal word-character runs of a page (whole-word matching units)."""
+    return set(WORD_RUN.findall(text))
+
+
+def supporting(flags: Iterable[str], excluded_flags: FrozenSet[str]) -> bool:
+    """True when a page with these flags may support an entity condition."""
+    return not (set(flags) & excluded_flags)
+
+
+def document_frequencies(doc_words: Iterable[Set[str]]) -> Counter:
+    """Number of documents whose supporting pages contain each word."""
+    counts: Counter = Counter()
+    for words in doc_words:
+        counts.update(words)
+    return counts
+
+
+def select_vocabulary(df: Mapping[str, int], n_documents: int, min_df: int, max_df_fraction: float,
+                      capitalized_ratio: float, exclude: Mapping[str, str],
+                      max_terms: int) -> Tuple[List[Tuple[str, int, str]], Dict[str, str]]:
+    """Choose entity terms; return ``([(term, df, shape)], {term: reason rejected})``.
+
+    A candidate term (shape rule) with ``min_df <= df <= max_df_fraction * n_documents`` is kept
+    unless it is an English word in capitals (see module docstring) or listed in ``exclude``.
+    Kept terms are ordered by descending df, then term, and the first ``max_terms`` are used.
+    The rejection map lists only in-range candidates (the decisions worth recording).
+    """
+    max_df = max_df_fraction * n_documents
+    kept: List[Tuple[str, int, str]] = []
+    rejected: Dict[str, str] = {}
+    for term in sorted(df):
+        count = df[term]
+        shape = term_shape(term)
+        if shape is None or count < min_df or count > max_df:
+            continue
+        if shape == "acronym":
+            capitalized = term[0] + term[1:].lower()
+            if df.get(capitalized, 0) >= capitalized_ratio * count:
+                rejected[term] = f"English word in capitals ({capitalized}: df {df.get(capitalized, 0)})"
+                continue
+        if term in exclude:
+            rejected[term] = exclude[term]
+            continue
+        kept.append((term, count, shape))
+    kept.sort(key=lambda item: (-item[1], item[0]))
+    for term, count, _ in kept[max_terms:]:
+        rejected[term] = f"beyond the {max_terms} most frequent terms"
+    return kept[:max_terms], rejected
+
+
+def term_pages(page_word_sets: Sequence[Optional[AbstractSet[str]]], term: str) -> Tuple[int, ...]:
+    """1-based pages whose word set contains ``term`` (None marks a non-supporting page)."""
+    return tuple(number for number, words in enumerate(page_word_sets, start=1)
+                 if words is not None and term in words)

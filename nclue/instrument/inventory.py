@@ -1,0 +1,142 @@
+"""The condition inventory P0(d, c) (n-Clue paper, supplement 1.1).
+
+For every condition c and document d, P0(d, c) is the set of pages whose stored facts establish
+c: for a section condition the pages of its headings (outline items whose title normalizes to
+the condition's canonical key, :mod:`.sections`), for an entity condition the supporting pages
+that mention the term as a whole word (:mod:`.entities`).  Only documents with a nonempty page
+set are stored.
+
+Condition ids are ``section:<canonical key>`` and ``entity:<term>``; the display name is what a
+query shows.  Both kinds are chosen by document frequency (``min_df`` to ``max_df_fraction`` of
+the documents), most frequent first, up to a configured number per kind.
+"""
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
+
+from ..errors import InputError
+
+from . import entities, sections
+from .config import ConstructionConfig
+from .inputs import BuildInput
+
+
+@dataclass(frozen=True)
+class Condition:
+    cid: str
+    kind: str  # "section" | "entity"
+    name: str
+    df: int
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """Conditions (sorted by id) and their support: ``support[cid][docid]`` -> sorted pages."""
+
+    conditions: Tuple[Condition, ...]
+    support: Dict[str, Dict[str, Tuple[int, ...]]]
+    record: Dict[str, Any]  # vocabulary decisions for provenance
+
+    def by_id(self) -> Dict[str, Condition]:
+        return {c.cid: c for c in self.conditions}
+
+    def page_sets(self, cids, docid: str) -> List[Tuple[int, ...]]:
+        return [self.support[cid].get(docid, ()) for cid in cids]
+
+
+def section_pages(inputs: BuildInput) -> Tuple[Dict[str, Dict[str, Set[int]]], Dict[str, Counter]]:
+    """``{key: {docid: pages}}`` for every canonical key, and per key the surface forms' df."""
+    pages: Dict[str, Dict[str, Set[int]]] = defaultdict(lambda: defaultdict(set))
+    surfaces: Dict[str, Dict[str, Set[str]]] = defaultdict(lambda: defaultdict(set))
+    for docid, items in sorted(inputs.outlines.items()):
+        for item in items:
+            key = sections.canonical_key(item.title)
+            if key is None:
+                continue
+            pages[key][docid].add(item.page)
+            surfaces[key][sections.surface_form(item.title)].add(docid)
+    surface_df = {key: Counter({form: len(docs) for form, docs in forms.items()})
+                  for key, forms in surfaces.items()}
+    return pages, surface_df
+
+
+def candidate_words(inputs: BuildInput, excluded_flags) -> Tuple[Dict[str, List[Optional[FrozenSet[str]]]], Counter]:
+    """Per document and page, the candidate-shaped words of the page (None for a non-supporting
+    page), and the document frequency of *every* word over supporting pages (needed by the
+    capitals rule).  One tokenization pass; only candidate words are kept in memory."""
+    flags = frozenset(excluded_flags)
+    shape_memo: Dict[str, bool] = {}
+    per_page: Dict[str, List[Optional[FrozenSet[str]]]] = {}
+    df: Counter = Counter()
+    for docid, pages in inputs.pages.items():
+        doc_words: Set[str] = set()
+        kept: List[Optional[FrozenSet[str]]] = []
+        for page in pages:
+            if not entities.supporting(page.flags, flags):
+                kept.append(None)
+                continue
+            words = entities.page_words(page.text)
+            doc_words |= words
+            candidates = []
+            for word in words:
+                ok = shape_memo.get(word)
+                if ok is None:
+                    ok = shape_memo[word] = entities.term_shape(word) is not None
+                if ok:
+                    candidates.append(word)
+            kept.append(frozenset(candidates))
+        df.update(doc_words)
+        per_page[docid] = kept
+    return per_page, df
+
+
+def build_inventory(inputs: BuildInput, config: ConstructionConfig) -> Inventory:
+    """Select the conditions and compute P0(d, c) for every document."""
+    n_docs = len(inputs.documents)
+    max_df = config.max_df_fraction * n_docs
+    conditions: List[Condition] = []
+    support: Dict[str, Dict[str, Tuple[int, ...]]] = {}
+
+    # Section conditions.
+    sec_pages, surface_df = section_pages(inputs)
+    sec_ranked = sorted(((len(docs), key) for key, docs in sec_pages.items()
+                         if config.min_df <= len(docs) <= max_df), key=lambda x: (-x[0], x[1]))
+    sec_kept = sec_ranked[:config.max_section_conditions]
+    for df, key in sec_kept:
+        cid = f"section:{key}"
+        conditions.append(Condition(cid, "section", sections.display_name(key, surface_df[key]), df))
+        support[cid] = {docid: tuple(sorted(p)) for docid, p in sorted(sec_pages[key].items())}
+
+    # Entity conditions.
+    words, df = candidate_words(inputs, config.excluded_page_flags)
+    if config.entity_terms:
+        for term in config.entity_terms:
+            if entities.term_shape(term) is None:
+                raise InputError("<config>", f"entity term {term!r} does not satisfy the shape rule")
+        chosen = [(t, df.get(t, 0), entities.term_shape(t)) for t in config.entity_terms]
+        rejected: Dict[str, str] = {}
+    else:
+        chosen, rejected = entities.select_vocabulary(
+            df, n_docs, config.min_df, config.max_df_fraction, config.capitalized_ratio,
+            config.entity_exclude, config.max_entity_terms)
+    for term, count, _shape in chosen:
+        cid = f"entity:{term}"
+        per_doc = {}
+        for docid, page_sets in words.items():
+            found = entities.term_pages(page_sets, term)
+            if found:
+                per_doc[docid] = found
+        conditions.append(Condition(cid, "entity", term, len(per_doc)))
+        support[cid] = per_doc
+
+    conditions.sort(key=lambda c: c.cid)
+    record = {
+        "sections": [{"id": f"section:{key}", "df": df_, "name": sections.display_name(key, surface_df[key]),
+                      "surface_forms": dict(sorted(surface_df[key].items()))}
+                     for df_, key in sorted(sec_kept, key=lambda x: x[1])],
+        "sections_in_df_range_not_kept": [key for _, key in sec_ranked[config.max_section_conditions:]],
+        "entities": [{"id": f"entity:{t}", "df": c, "shape": s} for t, c, s in sorted(chosen)],
+        "entities_rejected": dict(sorted(rejected.items())),
+    }
+    return Inventory(tuple(conditions), support, record)
