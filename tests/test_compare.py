@@ -1,0 +1,80 @@
+"""``nclue compare`` end to end on the worked example release (data/example/)."""
+
+import contextlib
+import io
+import json
+import unittest
+from pathlib import Path
+
+from nclue.cli import main
+from nclue.inference import paired_family_bootstrap
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "data" / "example"
+
+# Per-query n-Clue Score@10 derived by hand in tests/test_example_release.py:
+# lexical: q1 success (tie kept in input order), q2 subset first, q3 no gold, q4 success,
+#          q5 success, q6 absent -> 1, 0, 0, 1, 1, 0
+# pages:   q4 subset before gold, q5 no gold, the other four succeed -> 1, 1, 1, 0, 0, 1
+LEXICAL = {"q1": 1, "q2": 0, "q3": 0, "q4": 1, "q5": 1, "q6": 0}
+PAGES = {"q1": 1, "q2": 1, "q3": 1, "q4": 0, "q5": 0, "q6": 1}
+# Exact gold-set families: q5 and q6 share {d11, d12}; the other queries are alone.
+FAMILIES = {"q1": "a", "q2": "b", "q3": "c", "q4": "d", "q5": "e", "q6": "e"}
+
+
+def run_cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+class CompareCommandTest(unittest.TestCase):
+    def test_json_pages_minus_lexical(self):
+        code, out, err = run_cli("compare", "example_lexical", "example_pages",
+                                 "--release", str(EXAMPLE), "--json")
+        self.assertEqual(code, 0, err)
+        result = json.loads(out)
+        # Differences 0, +1, +1, -1, -1, +1 -> delta = 100 * 1/6 points.
+        self.assertAlmostEqual(result["delta"], 100 / 6)
+        self.assertEqual(result["families"], 5)
+        # Family sums 0, +1, +1, -1, 0 (q5 -1 and q6 +1 cancel): T = 1; a signed sum of three
+        # +-1 terms is odd, so every draw has |T*| >= 1 and p = (1 + B)/(1 + B) = 1.
+        self.assertEqual(result["p"], 1.0)
+        # The interval is the family bootstrap of the hand-derived vectors, in points.
+        ci = paired_family_bootstrap(LEXICAL, PAGES, FAMILIES, seed=11)
+        self.assertAlmostEqual(result["ci_lo"], 100 * ci.lo)
+        self.assertAlmostEqual(result["ci_hi"], 100 * ci.hi)
+        self.assertLessEqual(result["ci_lo"], result["delta"])
+        self.assertGreaterEqual(result["ci_hi"], result["delta"])
+        for key in ("delta", "ci_lo", "ci_hi", "p", "families"):
+            self.assertIn(key, result)
+
+    def test_identical_totals_give_zero(self):
+        # Dense vs lexical: family sums -1, +1, +1, -1, 0 -> T = 0 -> p = 1, delta 0.
+        code, out, _ = run_cli("compare", str(EXAMPLE / "runs" / "example_lexical.jsonl.gz"),
+                               "example_dense", "--release", str(EXAMPLE), "--json")
+        self.assertEqual(code, 0)
+        result = json.loads(out)
+        self.assertEqual((result["delta"], result["p"]), (0.0, 1.0))
+
+    def test_text_output(self):
+        code, out, _ = run_cli("compare", "example_lexical", "example_pages",
+                               "--release", str(EXAMPLE), "--seed", "11")
+        self.assertEqual(code, 0)
+        self.assertIn("+16.7 points", out)
+        self.assertIn("5 exact-gold-set families", out)
+
+    def test_bad_input_exit_2(self):
+        code, out, err = run_cli("compare", "no_such_run", "example_pages",
+                                 "--release", str(EXAMPLE))
+        self.assertEqual((code, out), (2, ""))
+        self.assertIn("no_such_run", err)
+        code, out, err = run_cli("compare", "example_lexical", "example_pages",
+                                 "--release", str(EXAMPLE), "--replicates", "0")
+        self.assertEqual((code, out), (2, ""))
+        self.assertIn("replicates", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
