@@ -188,18 +188,35 @@ def cosine_distance(u: Sequence[float], v: Sequence[float]) -> float:
     return 1.0 - math.fsum(x * y for x, y in zip(u, v)) / (norm_u * norm_v)
 
 
+def unit_vector(v: Sequence[float]) -> Tuple[float, ...]:
+    """``v / |v|``; the zero vector is a ValueError (cosine undefined)."""
+    norm = math.sqrt(math.fsum(x * x for x in v))
+    if norm == 0.0:
+        raise ValueError("cosine distance of a zero vector")
+    return tuple(x / norm for x in v)
+
+
 def dispersion(vectors: Sequence[Sequence[float]]) -> Optional[float]:
     """Average pairwise cosine distance of a query's positive documents (Table 7 caption).
 
     The mean of ``1 - cos(u, v)`` over the ``n (n - 1) / 2`` unordered pairs of distinct
-    documents; None when fewer than two documents (undefined).
+    documents; None when fewer than two documents (undefined). Computed in O(n d) from unit
+    vectors ``e_i``: ``sum_{i<j} e_i . e_j = (|sum_i e_i|^2 - sum_i |e_i|^2) / 2``, which equals
+    the pairwise definition (:func:`cosine_distance`) up to rounding.
     """
-    n = len(vectors)
+    return _dispersion_of_units([unit_vector(v) for v in vectors])
+
+
+def _dispersion_of_units(units: Sequence[Sequence[float]]) -> Optional[float]:
+    n = len(units)
     if n < 2:
         return None
-    distances = [cosine_distance(vectors[i], vectors[j])
-                 for i in range(n) for j in range(i + 1, n)]
-    return math.fsum(distances) / len(distances)
+    if len({len(u) for u in units}) != 1:
+        raise ValueError("vectors of different dimensions")
+    total = [math.fsum(column) for column in zip(*units)]
+    pair_sum = (math.fsum(x * x for x in total)
+                - math.fsum(x * x for u in units for x in u)) / 2.0
+    return 1.0 - pair_sum / (n * (n - 1) / 2.0)
 
 
 def quartiles(values: Mapping[str, float]) -> Dict[str, int]:
@@ -481,12 +498,19 @@ def query_dispersions(queries: Mapping[str, PerspectiveQuery],
     A positive document without a vector is an InputError naming ``where``.
     """
     values: Dict[str, float] = {}
+    units: Dict[str, Tuple[float, ...]] = {}  # each document normalised once
     for qid in sorted(queries):
         docs = sorted(queries[qid].positives)
         missing = [d for d in docs if d not in vectors]
         if missing:
             raise InputError(where, f"no vector for document {missing[0]!r} (query {qid!r})")
-        value = dispersion([vectors[d] for d in docs])
+        for docid in docs:
+            if docid not in units:
+                try:
+                    units[docid] = unit_vector(vectors[docid])
+                except ValueError:
+                    raise InputError(where, f"zero vector for document {docid!r}") from None
+        value = _dispersion_of_units([units[d] for d in docs])
         if value is not None:
             values[qid] = value
     return values

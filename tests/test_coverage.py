@@ -125,6 +125,19 @@ class DispersionTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             coverage.dispersion([(0, 0), (1, 0)])
 
+    def test_matches_pairwise_definition(self):
+        # the O(n d) identity against the literal mean over pairs of cosine_distance
+        import random
+        rng = random.Random(7)
+        for n in (2, 3, 6):
+            vectors = [[rng.uniform(-1, 1) for _ in range(5)] for _ in range(n)]
+            pairs = [coverage.cosine_distance(vectors[i], vectors[j])
+                     for i in range(n) for j in range(i + 1, n)]
+            self.assertAlmostEqual(coverage.dispersion(vectors), sum(pairs) / len(pairs),
+                                   places=12)
+        # cosine_distance itself: (1,0) vs (1,1): 1 - 1/sqrt 2
+        self.assertAlmostEqual(coverage.cosine_distance((1, 0), (1, 1)), 1 - 1 / math.sqrt(2))
+
     def test_quartiles_rule(self):
         # n = 8: positions 0,1 -> 0; 2,3 -> 1; 4,5 -> 2; 6,7 -> 3 (floor(4i/8))
         values = {"h": 0.8, "a": 0.1, "g": 0.7, "b": 0.2, "f": 0.6, "c": 0.3, "e": 0.5, "d": 0.4}
