@@ -1,7 +1,7 @@
 """The explicit list of CLI command modules (add one import and one entry per command)."""
 
 from . import convert, coverage, retrieve, score, verify
-from . import build
+from . import build, verify_construction
 from . import compare
 
-COMMAND_MODULES = (score, verify, convert, coverage, build, retrieve, compare,)
+COMMAND_MODULES = (score, verify, convert, coverage, build, verify_construction, retrieve, compare,)

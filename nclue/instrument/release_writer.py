@@ -132,6 +132,7 @@ def provenance_record(construction: Construction, inputs: BuildInput,
         "section_display_names": dict(sorted(sections.DISPLAY.items())),
         "excluded_section_keys": sorted(sections.EXCLUDED),
         "section_max_words": sections.MAX_WORDS,
+        "section_enumerator_patterns": [p.pattern for p in sections.ENUMERATORS],
         "entity_token_pattern": entities.WORD_RUN.pattern,
         "vocabulary": construction.inventory.record,
         "conditions": [{"id": c.cid, "kind": c.kind, "name": c.name, "df": c.df}

@@ -5,9 +5,11 @@ is.  A heading's title (from the PDF outline, or the documented text-rule fallba
 sources step) is normalized by :func:`title_key`:
 
 1. Unicode NFKC, whitespace runs collapsed to one space;
-2. leading enumerators removed (repeatedly): ``1``, ``2.3.4``, ``A.1``, ``A.``/``A)``, Roman
-   ``IV.``/``IV)``, ``(a)``, ``§ 2``, and a leading word ``Chapter``/``Section``/``Part``/``Appendix``
-   followed by an enumerator;
+2. leading enumerators removed (repeatedly), each a whole whitespace-separated word: ``1``,
+   ``2.3.4``/``2.3.``, ``A.1``, ``A.``/``A)``, Roman ``IV.``/``IV)`` (capitals IVXLC), ``(a)`` (1-4
+   letters or digits), ``§ 2``/``§2.1``, and a word ``Chapter``/``Section``/``Part``/``Appendix``
+   (capitalized, lower or upper case) followed by a number, one letter or a Roman numeral, with an
+   optional ``.``, ``:`` or ``)``;
 3. case folded, ``&`` read as ``and``, every character that is not a letter, digit or space
    replaced by a space, spaces collapsed.
 
@@ -76,15 +78,16 @@ EXCLUDED = frozenset({
 
 MAX_WORDS = 6
 
-_ENUMERATORS = (
-    re.compile(r"^(?:chapter|section|part|appendix)\s+(?:[0-9]+(?:\.[0-9]+)*|[A-Za-z]|[IVXLC]+)"
-               r"(?:[.:)\u2013\u2014-]|\s|$)\s*", re.IGNORECASE),
-    re.compile(r"^[0-9]+(?:\.[0-9]+)*\.?(?:\s+|$)"),
-    re.compile(r"^[A-Z](?:\.[0-9]+)+\.?(?:\s+|$)"),
-    re.compile(r"^[A-Z][.)](?:\s+|$)"),
-    re.compile(r"^[IVXLC]+[.)](?:\s+|$)"),
-    re.compile(r"^\([0-9A-Za-z]{1,4}\)\s*"),
-    re.compile(r"^\u00a7\s*[0-9]+(?:\.[0-9]+)*\.?\s*"),
+_END = r"(?=\s|$)"  # an enumerator is a whole whitespace-separated word
+ENUMERATORS = (
+    re.compile(r"^(?:[Cc]hapter|CHAPTER|[Ss]ection|SECTION|[Pp]art|PART|[Aa]ppendix|APPENDIX)\s+"
+               r"(?:[0-9]+(?:\.[0-9]+)*|[A-Za-z]|[IVXLC]+)[.:)]?" + _END),
+    re.compile(r"^[0-9]+(?:\.[0-9]+)*\.?" + _END),
+    re.compile(r"^[A-Z](?:\.[0-9]+)+\.?" + _END),
+    re.compile(r"^[A-Z][.)]" + _END),
+    re.compile(r"^[IVXLC]+[.)]" + _END),
+    re.compile(r"^\([0-9A-Za-z]{1,4}\)" + _END),
+    re.compile(r"^\u00a7\s*[0-9]+(?:\.[0-9]+)*\.?" + _END),
 )
 _NON_WORD = re.compile(r"[^\w ]|_")
 _SPACES = re.compile(r"\s+")
@@ -96,7 +99,7 @@ def strip_enumerators(title: str) -> str:
     changed = True
     while changed and text:
         changed = False
-        for pattern in _ENUMERATORS:
+        for pattern in ENUMERATORS:
             stripped = pattern.sub("", text, count=1)
             if stripped != text:
                 text = stripped.strip()
