@@ -78,6 +78,7 @@ from typing import (Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Seq
 
 from .errors import InputError
 from .formats import PathLike, field, finite_number, iter_jsonl
+from .tables import Column, Table
 
 DEFAULT_KS = (5, 10, 20, 100)
 QUARTILE_LABELS = ("<25%", "25-50%", "50-75%", ">75%")
@@ -609,15 +610,13 @@ def coverage_table(release: Any, runs: Mapping[str, Any], ks: Iterable[int] = (1
 
 def coverage_report_table(spec: Mapping[str, Any], ctx: Any) -> Any:
     """Release-report table builder (``report.json`` kind ``"coverage"``), for
-    :data:`nclue.report.TABLE_BUILDERS`.
+    :data:`nclue.report.TABLE_BUILDERS` (registered there).
 
     ``spec``: ``{"id", "kind": "coverage", "title"?, "runs": [run ids] or "all", "ks"?: [10, 100]}``.
     One row per run: HC@k for each k (Multi3IR eq. 5, conditions as perspectives), n-Clue
     Score@K and Gold Hit@K at the report's K (``ctx.k``), and HC@K minus n-Clue Score@K when K
     is among the ks. Cells are unrounded percentage points; columns print one decimal.
     """
-    from .report import Column, Table  # local: the report layer depends on this module's callers
-
     where = ctx.path / "report.json"
     runs = spec.get("runs")
     if runs == "all":

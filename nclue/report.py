@@ -17,42 +17,13 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .claims import format_fixed
+from .coverage import coverage_report_table
 from .errors import InputError
 from .formats import PathLike, read_json, sha256_file
 from .metrics import DEFAULT_K, aggregate, outcomes, per_query_from_outcomes, query_facts
 from .release import Release, load_release
+from .tables import Column, RowDecimalsTable, Table, with_row_decimals
 from .runs import Run, load_run
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    header: str
-    decimals: int
-
-
-@dataclass(frozen=True)
-class Table:
-    """A report table: rows of unrounded cells under typed columns."""
-
-    table_id: str
-    title: str
-    columns: Tuple[Column, ...]
-    rows: Tuple[Tuple[str, str, Mapping[str, Optional[float]]], ...]  # (row key, label, cells)
-    note: str = ""
-
-    def cells(self) -> Dict[Tuple[str, str, str], float]:
-        out = {}
-        for row_key, _, values in self.rows:
-            for column in self.columns:
-                value = values.get(column.key)
-                if value is not None:
-                    out[(self.table_id, row_key, column.key)] = value
-        return out
-
-    def decimals(self) -> Dict[Tuple[str, str, str], int]:
-        places = {c.key: c.decimals for c in self.columns}
-        return {key: places[key[2]] for key in self.cells()}
 
 
 @dataclass(frozen=True)
@@ -301,23 +272,7 @@ def instrument_table(spec: Mapping[str, Any], ctx: ReleaseContext) -> Table:
             continue
         rows.append((key, key.replace("_", " "), {"value": float(value)}))
     table = Table(spec["id"], spec.get("title", "The instrument"), columns, tuple(rows))
-    return _with_row_decimals(table, decimals)
-
-
-@dataclass(frozen=True)
-class RowDecimalsTable(Table):
-    """A table whose printed decimals vary per row (one-column statistics tables)."""
-
-    row_decimals: Mapping[str, int] = None  # type: ignore[assignment]
-
-    def decimals(self) -> Dict[Tuple[str, str, str], int]:
-        base = super().decimals()
-        return {key: self.row_decimals.get(key[1], places) for key, places in base.items()}
-
-
-def _with_row_decimals(table: Table, row_decimals: Mapping[str, int]) -> Table:
-    return RowDecimalsTable(table.table_id, table.title, table.columns, table.rows, table.note,
-                            dict(row_decimals))
+    return with_row_decimals(table, decimals)
 
 
 TableBuilder = Callable[[Mapping[str, Any], ReleaseContext], Table]
@@ -329,6 +284,7 @@ TABLE_BUILDERS: Dict[str, TableBuilder] = {
     "slices": slices_table,
     "forms": forms_table,
     "instrument": instrument_table,
+    "coverage": coverage_report_table,
 }
 
 
