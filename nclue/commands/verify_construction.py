@@ -19,6 +19,12 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--provenance", help="construction record (default "
                                              "provenance/construction_<release name>.json)")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    parser.add_argument("--quote-audit", metavar="JSONL",
+                        help="also run the quote-backed audit of a stratified sample and write its rows "
+                             "here (e.g. audit/quote_audit_v1.jsonl) and its agreement summary next to "
+                             "it (..._summary.json)")
+    parser.add_argument("--audit-size", type=int, default=300, help="audit sample size (default 300)")
+    parser.add_argument("--audit-seed", type=int, default=20261201, help="audit sampling seed")
     parser.set_defaults(func=run)
 
 
@@ -38,6 +44,19 @@ def run(args) -> int:
               f"{report['distinct_page_valid_golds']}; disagreements {report['disagreements']}")
         for problem in report["problems"][:50]:
             print("  " + dumps_canonical(problem), file=sys.stderr)
+    if args.quote_audit:
+        from ..formats import write_json_atomic, write_jsonl_atomic
+        from ..instrument.quote_audit import run_audit
+
+        rows, summary = run_audit(args.input, args.release, provenance, args.audit_size, args.audit_seed)
+        write_jsonl_atomic(args.quote_audit, rows)
+        summary_path = str(args.quote_audit).rsplit(".jsonl", 1)[0] + "_summary.json"
+        write_json_atomic(summary_path, summary)
+        cond, grade = summary["conditions"], summary["exact_grade"]
+        print(f"quote audit: {summary['pairs']} pairs, {summary['condition_decisions']} condition "
+              f"decisions; conditions agree {cond['agree']}/{cond['n']} ({cond['percent']}%, kappa "
+              f"{cond['cohen_kappa']}); exact grades agree {grade['agree']}/{grade['n']} "
+              f"({grade['percent']}%); written to {args.quote_audit} and {summary_path}")
     if report["disagreements"]:
         raise VerificationError(f"{report['disagreements']} disagreements with the construction")
     return 0
