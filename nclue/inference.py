@@ -300,6 +300,7 @@ class Resampler:
         self.members: Tuple[Tuple[Hashable, ...], ...] = tuple(tuple(m) for m in members)
         self.sizes: List[int] = [len(m) for m in members]
         self._bootstrap: Dict[int, List[List[int]]] = {}
+        self._denominators: Dict[int, List[int]] = {}
         self._signs: Dict[int, List[bytes]] = {}
 
     @property
@@ -325,6 +326,14 @@ class Resampler:
             k = self.n_families
             self._bootstrap[replicates] = [rng.choices(population, k=k) for _ in range(replicates)]
         return self._bootstrap[replicates]
+
+    def _bootstrap_sizes(self, replicates: int) -> List[int]:
+        """Number of queries in each replicate (shared by every contrast; cached)."""
+        if replicates not in self._denominators:
+            sizes = self.sizes
+            self._denominators[replicates] = [sum(map(sizes.__getitem__, idx))
+                                              for idx in self.bootstrap_draws(replicates)]
+        return self._denominators[replicates]
 
     def sign_draws(self, draws: int) -> List[bytes]:
         """Sign vectors as little-endian bytes of ``Random(seed).getrandbits(F)``; bit i = flip i."""
@@ -358,11 +367,10 @@ class Resampler:
         vec = _as_vector(values, "values")
         level = _level(level)
         sums = self.family_sums(vec)
-        sizes = self.sizes
-        stats = []
-        for idx in self.bootstrap_draws(replicates):
-            total = sum(map(sums.__getitem__, idx))
-            stats.append(total / sum(map(sizes.__getitem__, idx)))
+        getter = sums.__getitem__
+        stats = [sum(map(getter, idx)) / den
+                 for idx, den in zip(self.bootstrap_draws(replicates),
+                                     self._bootstrap_sizes(replicates))]
         stats.sort()
         alpha = (1 - level) / 2
         return Interval(estimate=_mean(vec.values()), lo=percentile(stats, alpha),
