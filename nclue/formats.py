@@ -28,9 +28,13 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"non-finite number {name}")
 
 
+# A decoder is immutable configuration; building one per line dominated load time.
+_STRICT_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads_strict(text: str) -> Any:
     """``json.loads`` that refuses NaN and +-Infinity (they are not JSON)."""
-    return json.loads(text, parse_constant=_reject_constant)
+    return _STRICT_DECODER.decode(text)
 
 
 def dumps_canonical(obj: Any, indent: Union[int, None] = None) -> str:

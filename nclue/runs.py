@@ -16,6 +16,7 @@ Tie rules (a ranking is always re-sorted by descending score, then ties are brok
 A ranking that repeats a document, or holds a non-finite score, is rejected.
 """
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
@@ -53,6 +54,9 @@ def order_by_score(docs: List[str], scores: List[float], ties: str) -> Tuple[Lis
     """Sort by descending score with the named tie rule (see module docstring)."""
     if ties not in TIE_RULES:
         raise ValueError(f"unknown tie rule {ties!r}; expected one of {', '.join(TIE_RULES)}")
+    pairs = zip(scores, scores[1:])
+    if (all(a >= b for a, b in pairs) if ties == "input" else all(a > b for a, b in pairs)):
+        return list(docs), list(scores)  # already in order: nothing to break
     indices = list(range(len(docs)))
     if ties == "input":
         indices.sort(key=lambda i: -scores[i])  # list.sort is stable: input order breaks ties
@@ -62,8 +66,11 @@ def order_by_score(docs: List[str], scores: List[float], ties: str) -> Tuple[Lis
     return [docs[i] for i in indices], [scores[i] for i in indices]
 
 
-def _check_docs(path: PathLike, line: int, qid: str, docs: Iterable[str],
+def _check_docs(path: PathLike, line: int, qid: str, docs: List[str],
                 release: Optional[Release]) -> None:
+    unique = set(docs)
+    if len(unique) == len(docs) and (release is None or unique <= release.corpus.keys()):
+        return  # fast path; the loop below names the first offending document
     seen = set()
     for docid in docs:
         if docid in seen:
@@ -111,7 +118,10 @@ def read_jsonl_run(path: PathLike, release: Optional[Release] = None, ties: str 
             raise InputError(path, "field 'docs' must be a list of non-empty strings", line)
         if len(scores) != len(docs):
             raise InputError(path, f"{len(docs)} docs but {len(scores)} scores", line)
-        numbers = [finite_number(s, "score", path, line) for s in scores]
+        if all(type(s) is float or type(s) is int for s in scores) and all(map(math.isfinite, scores)):
+            numbers = [float(s) for s in scores]
+        else:
+            numbers = [finite_number(s, "score", path, line) for s in scores]
         _check_docs(path, line, qid, docs, release)
         ordered_docs, ordered_scores = order_by_score(docs, numbers, ties)
         pages = None
