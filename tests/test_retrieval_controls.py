@@ -99,6 +99,7 @@ class CommandTest(unittest.TestCase):
             plan.write_text(json.dumps({"runs": [
                 {"id": "sdr", "method": "bm25-sdr", "form": "clean"},
                 {"id": "oracle", "method": "oracle", "form": "clean"},
+                {"id": "rr", "method": "bm25-cond-rr", "form": "clean"},
                 {"id": "or_drop1", "method": "bm25-or", "form": "clean", "drop": 1,
                  "base": "or"}]}))
             code, err = quiet(["retrieve", "--release", tmp, "--pages",
@@ -115,12 +116,16 @@ class CommandTest(unittest.TestCase):
             self.assertEqual(sdr["q2"]["docs"], [])
             oracle = read_run(folder / "runs" / "oracle.jsonl.gz")
             self.assertEqual(oracle["q1"]["docs"], ["d1", "d2"])
+            # round robin of the condition lists: apple -> [d1]; banana -> [d1, d2] (equal
+            # document scores ln1.6/2.11, docid order). Round 1: d1, d1 (dup); round 2: d2.
+            rr = read_run(folder / "runs" / "rr.jsonl.gz")
+            self.assertEqual((rr["q1"]["docs"], rr["q1"]["scores"]), (["d1", "d2"], [1.0, 0.5]))
             masked = read_run(folder / "runs" / "or_drop1.jsonl.gz")
             # q1 without "apple" is the query "banana": d1 and d2 (dl 3 each, tf 1) tie, docid
             self.assertEqual(masked["q1"]["docs"], ["d1", "d2"])
             index = json.loads((folder / "runs" / "index.json").read_text())
             entries = {e["id"]: e for e in index["runs"]}
-            self.assertEqual(sorted(entries), ["or_drop1", "oracle", "sdr"])
+            self.assertEqual(sorted(entries), ["or_drop1", "oracle", "rr", "sdr"])
             self.assertTrue(entries["oracle"]["privileged"])
             self.assertEqual(entries["or_drop1"]["configuration"]["drop_condition"], 1)
             self.assertEqual(entries["or_drop1"]["base"], "or")

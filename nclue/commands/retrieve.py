@@ -69,6 +69,12 @@ def _cond(how: str, level: str) -> System:
         ctx.need_index(), conds, how, level=level, depth=ctx.depth)
 
 
+def _cond_round_robin(ctx: Context, query: Query, text: str, conds: Tuple[str, ...]) -> List[Hit]:
+    index = ctx.need_index()
+    lists = [[hit.docid for hit in index.bm25_or(condition, ctx.depth)] for condition in conds]
+    return [Hit(docid, score) for docid, score in fusion.round_robin(lists, ctx.depth)]
+
+
 def _oracle(ctx: Context, query: Query, text: str, conds: Tuple[str, ...]) -> List[Hit]:
     judged = {docid: (j.clues, j.is_gold)
               for docid, j in ctx.release.judgments.get(query.qid, {}).items()}
@@ -97,6 +103,8 @@ SYSTEMS: Dict[str, Tuple[System, str, str, str, bool]] = {
                               "condition lists (best-page BM25) + product", False),
     "bm25-pagecond-hmean": (_cond("hmean", "page"), "lexical", "composition",
                             "condition lists (best-page BM25) + harmonic mean", False),
+    "bm25-cond-rr": (_cond_round_robin, "lexical", "composition",
+                     "condition lists (document BM25) + round robin (Multi3IR eq. 4)", False),
     "bm25-sdr": (lambda ctx, q, text, conds: sdr.bm25_sdr(ctx.need_index(), conds, ctx.depth),
                  "lexical", "composition", "condition lists + distinct pages (SDR)", False),
     "single-page-floor": (lambda ctx, q, text, conds: controls.single_page_floor(
@@ -208,8 +216,12 @@ def produce(ctx: Context, spec: Dict[str, Any], out: Path, k1: float, b: float,
     if method != "oracle":
         configuration.update({"k1": k1, "b": b, "tokenizer": "nclue.retrieval.tokenize (lowercase, "
                               "[^\\W_]+, Lucene English stop set, no stemming)"})
-    if method.startswith("bm25-cond") or method.startswith("bm25-pagecond"):
-        configuration.update({"normalization": "max", "condition_list_depth": "all matching"})
+    if method == "bm25-cond-rr":
+        configuration.update({"condition_list_depth": ctx.depth,
+                              "combination": "round robin, skip duplicates"})
+    elif method.startswith("bm25-cond") or method.startswith("bm25-pagecond"):
+        configuration.update({"normalization": "max", "condition_list_depth": "all matching",
+                              "unranked": "documents missing a condition (combined score 0)"})
     if drop is not None:
         configuration["drop_condition"] = drop
         operation = f"{operation}; condition c{drop} masked"

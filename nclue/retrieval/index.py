@@ -26,6 +26,8 @@ import heapq
 import math
 from array import array
 from collections import Counter
+from itertools import repeat
+from operator import add, mul
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError
@@ -139,23 +141,34 @@ class InvertedIndex:
         if weight == 1:
             acc = dict(zip(ids, impacts))
         else:
-            acc = {unit: weight * value for unit, value in zip(ids, impacts)}
+            acc = dict(zip(ids, map(mul, impacts, repeat(float(weight)))))
         get = acc.get
         for term in order[1:]:
             ids, impacts = postings[term]
             weight = weights[term]
-            if weight == 1:
-                for unit, value in zip(ids, impacts):
-                    acc[unit] = get(unit, 0.0) + value
-            else:
-                for unit, value in zip(ids, impacts):
-                    acc[unit] = get(unit, 0.0) + weight * value
+            if weight != 1:
+                impacts = map(mul, impacts, repeat(float(weight)))
+            # acc[u] = acc.get(u, 0) + impact for every posting, iterated in C: the ids of one
+            # posting list are distinct, so each key is read and then written exactly once.
+            acc.update(zip(ids, map(add, map(get, ids, repeat(0.0)), impacts)))
         return acc
 
     def top_k(self, scores: Mapping[int, float], k: int) -> List[Tuple[int, float]]:
-        """The ``k`` best (unit, score) pairs: score descending, then ``tie_rank`` ascending."""
+        """The ``k`` best (unit, score) pairs: score descending, then ``tie_rank`` ascending.
+
+        Exact: the k-th largest score ``t`` is found first; every unit scoring ``>= t`` is then
+        sorted by (score desc, tie rank asc) and cut at ``k``.
+        """
+        if k <= 0 or not scores:
+            return []
+        if len(scores) > k:
+            threshold = heapq.nlargest(k, scores.values())[-1]
+            items = [item for item in scores.items() if item[1] >= threshold]
+        else:
+            items = list(scores.items())
         rank = self.tie_rank
-        return heapq.nlargest(k, scores.items(), key=lambda item: (item[1], -rank[item[0]]))
+        items.sort(key=lambda item: (-item[1], rank[item[0]]))
+        return items[:k]
 
     def search(self, terms: Sequence[str], k: int) -> List[Tuple[int, float]]:
         """Disjunctive BM25 top-k over this level's units."""
@@ -186,12 +199,13 @@ def iter_page_records(path: PathLike) -> Iterator[Tuple[str, int, str, int]]:
 
 def build_indexes(records: Iterable[Tuple[str, int, str, int]], k1: float = DEFAULT_K1,
                   b: float = DEFAULT_B, source: PathLike = "<pages>",
-                  keep_docs: Optional[Iterable[str]] = None
-                  ) -> Tuple[Collection, InvertedIndex, InvertedIndex]:
+                  keep_docs: Optional[Iterable[str]] = None, doc_level: bool = True
+                  ) -> Tuple[Collection, InvertedIndex, Optional[InvertedIndex]]:
     """Build the collection, the page index and the document index in one pass.
 
     ``records`` yields ``(docid, page, text, line)`` (``line`` is used in error messages).
     ``keep_docs``, when given, restricts the collection to those document ids (others are skipped).
+    ``doc_level=False`` skips the document index (returned as None), e.g. for page benchmarks.
     """
     if not (k1 >= 0.0 and 0.0 <= b <= 1.0):
         raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
@@ -228,6 +242,8 @@ def build_indexes(records: Iterable[Tuple[str, int, str, int]], k1: float = DEFA
                 entry[1].append(tf)
     collection = Collection(docids, unit_doc, unit_page)
     page_index = _impact_index("page", raw, unit_len, k1, b, collection.unit_rank)
+    if not doc_level:
+        return collection, page_index, None
 
     doc_len = array("q", [0] * len(docids))
     for unit, length in enumerate(unit_len):
