@@ -413,7 +413,8 @@ class Resampler:
                         draws=len(signs), units=self.n_families, queries=len(diff), exact=exact)
 
     def max_t_block(self, contrasts: Mapping[Hashable, Tuple[Vector, Vector]], *,
-                    draws: int = DEFAULT_DRAWS, exact: bool = False) -> Dict[Hashable, BlockEndpoint]:
+                    draws: int = DEFAULT_DRAWS, exact: bool = False,
+                    standardize: bool = True) -> Dict[Hashable, BlockEndpoint]:
         """Selection-aware max-|T| randomization over one block of endpoints (sec. 3.4, Table 5).
 
         For endpoint j with family difference sums ``D_fj`` the statistic is standardized by its
@@ -423,6 +424,8 @@ class Resampler:
         ``(1 + #{b : max_k |T*_bk| >= |T_j|}) / (1 + B)`` (single-step max-T, Westfall & Young
         1993), which controls the family-wise error over every tried endpoint of the block.
         ``p_raw`` is the endpoint's own family-flip p from the same draws.
+        With ``standardize=False`` the statistic is the raw sum of differences ``T_j = sum_f D_fj``
+        (endpoints then compete on the points scale rather than in null standard deviations).
         """
         if not isinstance(contrasts, Mapping) or not contrasts:
             raise NclueError("max_t_block: expected a non-empty mapping name -> (base, variant)")
@@ -443,7 +446,10 @@ class Resampler:
         tables = [_byte_tables(sums) for sums in sums_list]
         totals = [sum(sums) for sums in sums_list]
         variances = [sum(v * v for v in sums) for sums in sums_list]
-        t_obs = [t / math.sqrt(v) if v else 0.0 for t, v in zip(totals, variances)]
+        if standardize:
+            t_obs = [t / math.sqrt(v) if v else 0.0 for t, v in zip(totals, variances)]
+        else:
+            t_obs = [float(t) for t in totals]
         m = len(names)
         raw_hits = [0] * m
         maxima = []
@@ -454,7 +460,7 @@ class Resampler:
             lcm = 1
             for v in positive:
                 lcm = lcm * v // math.gcd(lcm, v)
-            weights = [lcm // v if v else 0 for v in variances]
+            weights = ([lcm // v if v else 0 for v in variances] if standardize else [1] * m)
             observed = [t * t * w for t, w in zip(totals, weights)]
             for vector in signs:
                 best = 0
@@ -467,7 +473,8 @@ class Resampler:
                         best = s
                 maxima.append(best)
         else:
-            scale = [math.sqrt(v) if v else 0.0 for v in variances]
+            scale = ([math.sqrt(v) if v else 0.0 for v in variances] if standardize
+                     else [1.0] * m)
             observed = [abs(t) * (1 - FLOAT_TIE_TOLERANCE) for t in t_obs]
             for vector in signs:
                 best = 0.0
@@ -542,8 +549,8 @@ def query_permutation_test(base: Vector, variant: Vector, *, draws: int = DEFAUL
 
 
 def max_t_block(contrasts: Mapping[Hashable, Tuple[Vector, Vector]], families: Families, *,
-                draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
-                exact: bool = False) -> Dict[Hashable, BlockEndpoint]:
+                draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED, exact: bool = False,
+                standardize: bool = True) -> Dict[Hashable, BlockEndpoint]:
     """Max-|T| block adjustment over every tried endpoint (see :meth:`Resampler.max_t_block`).
 
     All endpoints must cover the same query set.
@@ -555,8 +562,8 @@ def max_t_block(contrasts: Mapping[Hashable, Tuple[Vector, Vector]], families: F
     if not isinstance(pair, (tuple, list)) or len(pair) != 2:
         raise NclueError(f"max_t_block: contrast {first!r} must be a (base, variant) pair")
     diff = _paired(pair[0], pair[1])
-    return Resampler(diff.keys(), families, seed=seed).max_t_block(contrasts, draws=draws,
-                                                                   exact=exact)
+    return Resampler(diff.keys(), families, seed=seed).max_t_block(
+        contrasts, draws=draws, exact=exact, standardize=standardize)
 
 
 def selection_adjusted(blocks: Mapping[Hashable, Tuple[Hashable, Mapping[Hashable, BlockEndpoint]]]
@@ -576,6 +583,79 @@ def selection_adjusted(blocks: Mapping[Hashable, Tuple[Hashable, Mapping[Hashabl
             raise NclueError(f"block {block!r}: displayed endpoint {shown!r} is not in the block")
         pvalues[block] = result[shown].p_adjusted
     return holm(pvalues)
+
+
+@dataclass(frozen=True)
+class ContrastRow:
+    """One row of a selection-aware contrast table (Table 5 / Table S1e).
+
+    ``delta``, ``ci_lo``, ``ci_hi`` are in the units of the outcome vectors (x 100 for points);
+    ``p_raw`` the displayed endpoint's family-flip p, ``p_block`` its max-|T| p over every tried
+    endpoint of its block, ``p_holm`` the Holm adjustment of ``p_block`` across blocks.
+    """
+
+    block: Hashable
+    endpoint: Hashable
+    endpoints_tried: int
+    delta: float
+    ci_lo: float
+    ci_hi: float
+    p_raw: float
+    p_block: float
+    p_holm: float
+
+
+def selection_table(blocks: Mapping[Hashable, Tuple[Hashable, Mapping[Hashable, Tuple[Vector, Vector]]]],
+                    families: Families, *, seed: int = DEFAULT_SEED,
+                    replicates: int = DEFAULT_REPLICATES, draws: int = DEFAULT_DRAWS,
+                    level: float = DEFAULT_LEVEL, standardize: bool = True) -> List[ContrastRow]:
+    """Table 5 in one call: family CI, blockwise max-|T| p, then Holm across blocks (sec. 3.4).
+
+    ``blocks`` maps a block name to ``(displayed endpoint, {endpoint: (base, variant)})``; the
+    mapping holds *every* tried endpoint of the block (the displayed one included). One
+    :class:`Resampler` serves all blocks, so every block sees the same bootstrap and sign draws.
+    Rows come back in sorted block order.
+    """
+    if not isinstance(blocks, Mapping) or not blocks:
+        raise NclueError("selection_table: expected a non-empty mapping of blocks")
+    resampler: Optional[Resampler] = None
+    results = {}
+    for block in sorted(blocks, key=_sort_key):
+        entry = blocks[block]
+        if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+            raise NclueError(f"block {block!r}: expected (displayed endpoint, endpoints)")
+        shown, endpoints = entry
+        if not isinstance(endpoints, Mapping) or shown not in endpoints:
+            raise NclueError(f"block {block!r}: displayed endpoint {shown!r} is not among its "
+                             "tried endpoints")
+        pair = endpoints[shown]
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise NclueError(f"block {block!r}: endpoint {shown!r} must be a (base, variant) pair")
+        if resampler is None:
+            resampler = Resampler(_paired(pair[0], pair[1]).keys(), families, seed=seed)
+        try:
+            tested = resampler.max_t_block(endpoints, draws=draws, standardize=standardize)
+            interval = resampler.paired_bootstrap(pair[0], pair[1], replicates=replicates,
+                                                  level=level)
+        except NclueError as exc:
+            raise NclueError(f"block {block!r}: {exc}") from None
+        results[block] = (shown, tested, interval, len(endpoints))
+    adjusted = holm({b: r[1][r[0]].p_adjusted for b, r in results.items()})
+    rows = []
+    for block, (shown, tested, interval, tried) in results.items():
+        e = tested[shown]
+        rows.append(ContrastRow(block=block, endpoint=shown, endpoints_tried=tried,
+                                delta=e.delta, ci_lo=interval.lo, ci_hi=interval.hi,
+                                p_raw=e.p_raw, p_block=e.p_adjusted, p_holm=adjusted[block]))
+    return rows
+
+
+def query_bootstrap(base: Vector, variant: Vector, *, replicates: int = DEFAULT_REPLICATES,
+                    seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL) -> Interval:
+    """Query-level paired percentile bootstrap (every query its own unit; e.g. Table S5a)."""
+    diff = _paired(base, variant)
+    return Resampler(diff.keys(), {q: q for q in diff}, seed=seed).bootstrap(
+        diff, replicates=replicates, level=level)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1029,8 +1109,40 @@ def promotion_bound(base_top: Mapping[Hashable, Sequence[Tuple[Hashable, Optiona
                           promoted=promoted, queries=n)
 
 
+# --------------------------------------------------------------------------------------------
+# Adapters from a loaded release/run (duck-typed: nclue.release.Release, nclue.runs.Run)
+# --------------------------------------------------------------------------------------------
+
+def gold_memberships(release: Any) -> Dict[Hashable, Tuple[Hashable, ...]]:
+    """``qid -> sorted gold docids`` for every query of a release (Table S1i gold graph)."""
+    return {q: tuple(release.golds(q)) for q in sorted(release.queries)}
+
+
+def judged_memberships(release: Any) -> Dict[Hashable, Tuple[Hashable, ...]]:
+    """``qid -> sorted judged (gold or subset) docids`` (Table S1i all-judged graph)."""
+    return {q: tuple(sorted(release.judgments.get(q, {}))) for q in sorted(release.queries)}
+
+
+def top_labels(release: Any, run: Any, depth: int = 10
+               ) -> Dict[Hashable, List[Tuple[Hashable, Optional[str]]]]:
+    """``qid -> [(docid, "gold" | "subset" | None), ...]`` for the run's top ``depth`` documents.
+
+    Every query of the release is present; a query the run lacks has an empty list. This is
+    the input of :func:`promotion_bound`.
+    """
+    depth = _positive_int(depth, "depth")
+    out = {}
+    for q in sorted(release.queries):
+        judged = release.judgments.get(q, {})
+        ranking = run.rankings.get(q)
+        docs = ranking.docs[:depth] if ranking is not None else ()
+        out[q] = [(d, judged[d].label if d in judged else None) for d in docs]
+    return out
+
+
 __all__ = [
-    "BlockEndpoint", "CommonSupport", "DEFAULT_DRAWS", "DEFAULT_LEVEL", "DEFAULT_REPLICATES",
+    "BlockEndpoint", "CommonSupport", "ContrastRow", "gold_memberships", "judged_memberships",
+    "query_bootstrap", "selection_table", "top_labels", "DEFAULT_DRAWS", "DEFAULT_LEVEL", "DEFAULT_REPLICATES",
     "DEFAULT_SEED", "FlipTest", "Interval", "LeaveOneOut", "Outcomes", "PromotionBound",
     "Removal", "Resampler", "common_support_ordering", "crossed_bootstrap", "family_bootstrap",
     "family_flip_test", "holm", "leave_one_document_out", "max_t_block", "membership_components",

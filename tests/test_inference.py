@@ -225,6 +225,78 @@ class MaxTTest(unittest.TestCase):
             inf.max_t_block({"a": ([0, 1], [1, 1]), "b": ([0, 1, 1], [1, 1, 0])}, [0, 1, 2])
 
 
+class UnstandardizedMaxTTest(unittest.TestCase):
+    def test_raw_sum_block_matches_enumeration(self):
+        # Raw-sum max-|T|: adjusted p = #{s : max_k |sum_f s_f D_fk| >= |T_j|} / 2^F.
+        rng = random.Random(41)
+        fams = [rng.randrange(9) for _ in range(20)]
+        endpoints = [([rng.randint(0, 1) for _ in fams], [rng.randint(0, 1) for _ in fams])
+                     for _ in range(3)]
+        fids = sorted(set(fams))
+        dsums = []
+        for base, variant in endpoints:
+            s = [0] * len(fids)
+            for i, f in enumerate(fams):
+                s[fids.index(f)] += variant[i] - base[i]
+            dsums.append(s)
+        tobs = [abs(sum(s)) for s in dsums]
+        hits = [0, 0, 0]
+        for signs in itertools.product((1, -1), repeat=len(fids)):
+            m = max(abs(sum(g * x for g, x in zip(signs, s))) for s in dsums)
+            for j in range(3):
+                hits[j] += m >= tobs[j]
+        got = inf.max_t_block({j: pair for j, pair in enumerate(endpoints)}, fams, exact=True,
+                              standardize=False)
+        for j in range(3):
+            self.assertEqual(got[j].p_adjusted, hits[j] / 2 ** len(fids))
+            self.assertEqual(got[j].t, sum(dsums[j]))
+
+
+class SelectionTableTest(unittest.TestCase):
+    def test_composes_block_tests_ci_and_holm(self):
+        rng = random.Random(12)
+        fams = {f"q{i:03d}": i % 37 for i in range(120)}
+        runs = [{q: int(rng.random() < 0.2 + 0.05 * r) for q in fams} for r in range(6)]
+        blocks = {"scale": ("big", {"big": (runs[0], runs[1])}),
+                  "fusion": ("rrf", {"rrf": (runs[0], runs[5]), "alt": (runs[0], runs[3]),
+                                     "alt2": (runs[2], runs[4])})}
+        rows = inf.selection_table(blocks, fams, seed=7, replicates=300, draws=2000)
+        self.assertEqual([r.block for r in rows], ["fusion", "scale"])
+        rs = inf.Resampler(fams.keys(), fams, seed=7)
+        p_block = {}
+        for row in rows:
+            shown, endpoints = blocks[row.block]
+            tested = rs.max_t_block(endpoints, draws=2000)[shown]
+            ci = rs.paired_bootstrap(*endpoints[shown], replicates=300)
+            self.assertEqual((row.delta, row.p_raw, row.p_block), (tested.delta, tested.p_raw,
+                                                                   tested.p_adjusted))
+            self.assertEqual((row.ci_lo, row.ci_hi), (ci.lo, ci.hi))
+            self.assertEqual(row.endpoints_tried, len(endpoints))
+            p_block[row.block] = tested.p_adjusted
+        # Holm with m = 2: the smaller p doubles, the larger is max(doubled smaller, itself).
+        small, large = sorted(p_block, key=lambda b: (p_block[b], b))
+        got = {r.block: r.p_holm for r in rows}
+        self.assertAlmostEqual(got[small], min(1.0, 2 * p_block[small]))
+        self.assertAlmostEqual(got[large], max(got[small], p_block[large]))
+
+    def test_refusals(self):
+        with self.assertRaises(NclueError):
+            inf.selection_table({"b": ("missing", {"x": ([0, 1], [1, 1])})}, [0, 1])
+        with self.assertRaises(NclueError):
+            inf.selection_table({}, [0, 1])
+
+
+class QueryBootstrapTest(unittest.TestCase):
+    def test_binomial_closed_form(self):
+        # 50 queries, difference 1 on 20 of them and 0 elsewhere: the bootstrap mean is
+        # Bin(50, .4)/50; its 2.5%/97.5% quantiles (math.comb) within one step of 1/50.
+        base = [0] * 50
+        variant = [1] * 20 + [0] * 30
+        ci = inf.query_bootstrap(base, variant, replicates=4000)
+        self.assertLessEqual(abs(ci.lo - binomial_quantile(50, 0.4, 0.025) / 50), 1 / 50 + 1e-9)
+        self.assertLessEqual(abs(ci.hi - binomial_quantile(50, 0.4, 0.975) / 50), 1 / 50 + 1e-9)
+
+
 class BootstrapTest(unittest.TestCase):
     def test_constant_difference_is_degenerate(self):
         base = [0.1, 0.5, 0.2, 0.7]
@@ -518,6 +590,70 @@ class PromotionBoundTest(unittest.TestCase):
             inf.promotion_bound({"q": []}, {"r": []}, 1)
         with self.assertRaises(NclueError):
             inf.promotion_bound({"q": []}, {"q": []}, -1)
+
+
+class ExampleReleaseTest(unittest.TestCase):
+    """The adapters and sensitivity analyses on data/example (hand-derived from its qrels/runs)."""
+
+    @classmethod
+    def setUpClass(cls):
+        from pathlib import Path
+
+        from nclue.metrics import outcomes
+        from nclue.release import load_release
+        from nclue.runs import load_run
+        example = Path(__file__).resolve().parent.parent / "data" / "example"
+        cls.release = load_release(example)
+        cls.lexical = load_run(example / "runs" / "example_lexical.jsonl.gz", cls.release)
+        cls.pages = load_run(example / "runs" / "example_pages.jsonl.gz", cls.release)
+        cls.outcomes = staticmethod(outcomes)
+
+    def test_membership_graphs(self):
+        # Golds: q1 {d01}, q2 {d04,d05}, q3 {d09}, q4 {d10}, q5 = q6 = {d11,d12}:
+        # components {q5,q6} then singletons.
+        gold = inf.gold_memberships(self.release)
+        self.assertEqual(gold["q2"], ("d04", "d05"))
+        self.assertEqual(inf.membership_components(gold),
+                         [("q5", "q6"), ("q1",), ("q2",), ("q3",), ("q4",)])
+        # All judged: q1 {d01,d02,d03,d10,d11}, q3 {d01,d09,d10}, q4 {d01,d02,d03,d10,d11,d12},
+        # q5 {d11,d12}, q6 {d03,d11,d12} are linked by d01/d10/d11; q2 {d04..d08} is alone.
+        judged = inf.judged_memberships(self.release)
+        self.assertEqual(inf.membership_components(judged),
+                         [("q1", "q3", "q4", "q5", "q6"), ("q2",)])
+
+    def test_promotion_bound_lexical_to_pages(self):
+        # Base lexical: q1 gold first (1); q2 subset d06 first (0); q3 subset d01 first (0);
+        # q4 gold (1); q5 unjudged d03 then gold (1); q6 no ranking (0).
+        # Variant pages: q1 1; q2 gold d04 (1); q3 gold d09 (1); q4 subset d11 first (0);
+        # q5 only unjudged d07 (0); q6 gold d12 (1). Observed (0+1+1-1-1+1)/6 = +16.67 points.
+        # k = 1: promote d06 (q2) and d01 (q3) so the base succeeds there too: 0, 0;
+        # q1 0, q4 -1, q5 -1, q6 +1 cannot change -> (0+0+0-1-1+1)/6 = -16.67 points.
+        base = inf.top_labels(self.release, self.lexical)
+        variant = inf.top_labels(self.release, self.pages)
+        self.assertEqual(base["q6"], [])
+        self.assertEqual(base["q5"][0], ("d03", None))
+        got = inf.promotion_bound(base, variant, 1)
+        self.assertAlmostEqual(got.observed, 100 / 6)
+        self.assertAlmostEqual(got.minimum, -100 / 6)
+        self.assertEqual(got.promoted, {"q2": ("d06",), "q3": ("d01",)})
+        self.assertEqual(inf.promotion_bound(base, variant, 3).minimum, got.minimum)
+
+    def test_common_support_lexical_to_pages(self):
+        # (first gold, first subset): lexical q1 (1,2) q2 (2,1) q3 (-,1) q4 (1,2) q5 (2,-) q6 (-,-)
+        # pages q1 (1,2) q2 (1,3) q3 (1,-) q4 (2,1) q5 (-,-) q6 (1,-).
+        # Support (both find a gold): q1, q2, q4. D_base = 2/3 (q1, q4), D_var = 2/3 (q1, q2).
+        # Base M/P/G = 2/6, 1/6, 3/6; variant 1/6, 1/6, 4/6.
+        def ranks(run):
+            return {q: (o.first_gold, o.first_subset)
+                    for q, o in self.outcomes(self.release, run).items()}
+        got = inf.common_support_ordering(ranks(self.lexical), ranks(self.pages))
+        self.assertEqual((got.support, got.delta_d), (3, 0.0))
+        self.assertAlmostEqual(got.d_base, 2 / 3)
+        self.assertAlmostEqual(got.base.miss, 2 / 6)
+        self.assertAlmostEqual(got.base.subset_first, 1 / 6)
+        self.assertAlmostEqual(got.base.gold_first, 3 / 6)
+        self.assertAlmostEqual(got.variant.miss, 1 / 6)
+        self.assertAlmostEqual(got.variant.gold_first, 4 / 6)
 
 
 if __name__ == "__main__":
