@@ -90,18 +90,47 @@ class EntityTest(unittest.TestCase):
         self.assertEqual(sorted(w for w in words if w.startswith("TeX")), ["TeX", "TeX_x", "TeXs"])
 
     def test_vocabulary_selection(self):
-        # 10 documents, min_df 2, max 0.5 * 10 = 5 documents.
-        df = {"PDF": 7, "CTAN": 5, "WARRANTY": 4, "Warranty": 1, "NOTE": 4, "Note": 3,
-              "BibTeX": 3, "Knuth": 6, "McLean": 2, "TikZ": 1, "pdfTeX": 2}
-        kept, rejected = entities.select_vocabulary(df, 10, 2, 0.5, 0.25, {"McLean": "person name"}, 3)
-        # PDF df 7 > 5 (too common); TikZ df 1 < 2; Knuth is no candidate; NOTE: Note 3 >= 0.25*4;
-        # WARRANTY: Warranty 1 >= 0.25*4 = 1 -> English word; McLean excluded by the table.
-        # Remaining CTAN 5, BibTeX 3, pdfTeX 2 -> all three fit max_terms 3.
-        self.assertEqual([t for t, _, _ in kept], ["CTAN", "BibTeX", "pdfTeX"])
+        # 10 documents, min_df 2, max 0.5 * 10 = 5 documents.  BibTeX and BibTEX (small-capitals
+        # logo) are one group held by 3 documents (one document has both spellings).
+        word_df = {"PDF": 7, "CTAN": 5, "WARRANTY": 4, "Warranty": 1, "NOTE": 4, "Note": 3,
+                   "BibTeX": 2, "BibTEX": 2, "Knuth": 6, "McLean": 2, "TikZ": 1, "pdfTeX": 2}
+        group_df = {"PDF": 7, "CTAN": 5, "WARRANTY": 4, "NOTE": 4, "bibtex": 3, "mclean": 2,
+                    "tikz": 1, "pdftex": 2}
+        variant_df = {"PDF": {"PDF": 7}, "CTAN": {"CTAN": 5}, "WARRANTY": {"WARRANTY": 4},
+                      "NOTE": {"NOTE": 4}, "bibtex": {"BibTeX": 2, "BibTEX": 2},
+                      "mclean": {"McLean": 2}, "tikz": {"TikZ": 1}, "pdftex": {"pdfTeX": 2}}
+        kept, rejected = entities.select_vocabulary(group_df, variant_df, word_df, 10, 2, 0.5, 0.25,
+                                                    {"McLean": "person name"}, 3)
+        # PDF df 7 > 5 (too common); TikZ df 1 < 2; NOTE: Note 3 >= 0.25*4; WARRANTY: Warranty
+        # 1 >= 0.25*4 = 1 -> English word; McLean excluded by the table.  Remaining CTAN 5,
+        # BibTeX 3 (shown without the TEX artefact), pdfTeX 2 -> all three fit max_terms 3.
+        self.assertEqual([(t, n, v) for t, n, _, v in kept],
+                         [("CTAN", 5, ("CTAN",)), ("BibTeX", 3, ("BibTEX", "BibTeX")),
+                          ("pdfTeX", 2, ("pdfTeX",))])
         self.assertEqual(sorted(rejected), ["McLean", "NOTE", "WARRANTY"])
-        kept2, rejected2 = entities.select_vocabulary(df, 10, 2, 0.5, 0.25, {}, 2)
-        self.assertEqual([t for t, _, _ in kept2], ["CTAN", "BibTeX"])
+        kept2, rejected2 = entities.select_vocabulary(group_df, variant_df, word_df, 10, 2, 0.5,
+                                                      0.25, {}, 2)
+        self.assertEqual([t for t, _, _, _ in kept2], ["CTAN", "BibTeX"])
         self.assertIn("pdfTeX", rejected2)
+
+    def test_groups_and_display(self):
+        self.assertEqual(entities.group_key("ConTEXt"), "context")
+        self.assertEqual(entities.group_key("CONTEXT"), "CONTEXT")  # acronyms are not merged
+        self.assertIsNone(entities.group_key("context"))
+        self.assertEqual(entities.display_variant({"MiKTeX": 2, "mikTEX": 9, "MiKTEX": 5}), "MiKTeX")
+        self.assertEqual(entities.display_variant({"LATEX2e": 4, "LaTEX2e": 4}), "LATEX2e")
+
+    def test_variants_share_one_condition(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fx.write_build(tmp, docs={"x": ["BibTEX here", "ConTeXt"], "y": ["BibTeX"],
+                                      "z": ["CONTEXT and context", "ConTEXt"]}, flags={}, outlines={})
+            config = from_dict({"entity_terms": ["BibTeX", "ConTeXt"], "min_df": 1})
+            inventory = build_inventory(read_build(tmp), config)
+            # BibTEX (x p1) and BibTeX (y p1); ConTeXt (x p2) and ConTEXt (z p2), not CONTEXT.
+            self.assertEqual(inventory.support["entity:BibTeX"], {"x": (1,), "y": (1,)})
+            self.assertEqual(inventory.support["entity:ConTeXt"], {"x": (2,), "z": (2,)})
+            variants = {c.cid: c.variants for c in inventory.conditions}
+            self.assertEqual(variants["entity:ConTeXt"], ("ConTEXt", "ConTeXt"))
 
 
 class FixtureTest(unittest.TestCase):

@@ -6,6 +6,7 @@ import os
 import shutil
 import tempfile
 import unittest
+from pathlib import Path
 
 from tests import construction_fixture as fx
 from nclue.formats import iter_jsonl, write_jsonl_atomic
@@ -14,7 +15,7 @@ from nclue.instrument.config import from_dict
 from nclue.instrument.construction import construct
 from nclue.instrument.inputs import read_build
 from nclue.instrument.release_writer import write_release
-from nclue.instrument.verify import (brute_distinct_pages, brute_single_page, expected_label,
+from nclue.instrument.verify import (brute_distinct_pages, derive_support, brute_single_page, expected_label,
                                      mentions, title_key, verify_release)
 
 
@@ -60,6 +61,25 @@ class NormalizationTest(unittest.TestCase):
         self.assertEqual(expected_label([(5,), (5,)], True), (2, "subset", "single_page"))
         self.assertEqual(expected_label([(5,), (5,)], False), (2, "gold", None))
         self.assertEqual(expected_label([(), (5,)], True), (1, "subset", None))
+
+
+class VariantTest(unittest.TestCase):
+    def test_recorded_spellings_are_all_matched(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fx.write_build(tmp, docs={"x": ["BibTEX here", "ConTeXt"], "y": ["BibTeX"],
+                                      "z": ["CONTEXT and context", "ConTEXt"]}, flags={},
+                           outlines={"y": [("2 Bibliography", 1, 1)]})
+            record = {"conditions": [
+                {"id": "entity:BibTeX", "kind": "entity", "name": "BibTeX", "variants": ["BibTEX", "BibTeX"]},
+                {"id": "entity:ConTeXt", "kind": "entity", "name": "ConTeXt", "variants": ["ConTeXt"]},
+                {"id": "section:references", "kind": "section", "name": "References"}],
+                "config": {"excluded_page_flags": ["toc"]}, "section_aliases": {"bibliography": "references"},
+                "excluded_section_keys": [], "section_max_words": 6}
+            support = derive_support(Path(tmp), record)
+            # ConTEXt on z p2 is not a recorded spelling here, so only x p2 counts.
+            self.assertEqual(support, {"entity:BibTeX": {"x": (1,), "y": (1,)},
+                                       "entity:ConTeXt": {"x": (2,)},
+                                       "section:references": {"y": (1,)}})
 
 
 class ReleaseTest(unittest.TestCase):

@@ -15,6 +15,12 @@ characters, starting with a letter, and either
 - ``acronym``: upper-case letters (digits allowed after the first), at least two letters, not a
   Roman numeral (PDF, CTAN, ASCII, UTF8).
 
+Surface variants: pdftotext renders the TeX logos in small capitals, so one term appears as
+``BibTeX`` and ``BibTEX``, ``ConTeXt`` and ``ConTEXt``, ``MiKTeX`` and ``mikTEX``.  Mixed-case
+candidates with equal case-folded forms are one condition (:func:`group_key`); a page supports it
+when any variant occurs.  Acronyms are never merged with other spellings (CONTEXT in a heading is
+the English word).  The condition is shown as :func:`display_variant`.
+
 Plain lower-case words (package names such as geometry, listings) and capitalized words are not
 candidates: their case cannot tell the technical reading from the English word.  An acronym is
 taken to be an English word set in capitals (THE, NOTE, WARNING) and dropped when its capitalized
@@ -68,40 +74,63 @@ def document_frequencies(doc_words: Iterable[Set[str]]) -> Counter:
     return counts
 
 
-def select_vocabulary(df: Mapping[str, int], n_documents: int, min_df: int, max_df_fraction: float,
-                      capitalized_ratio: float, exclude: Mapping[str, str],
-                      max_terms: int) -> Tuple[List[Tuple[str, int, str]], Dict[str, str]]:
-    """Choose entity terms; return ``([(term, df, shape)], {term: reason rejected})``.
+def group_key(token: str) -> Optional[str]:
+    """The condition a candidate token belongs to: case-folded for mixed case, itself for an
+    acronym; None for a non-candidate."""
+    shape = term_shape(token)
+    if shape is None:
+        return None
+    return token.casefold() if shape == "mixed" else token
 
-    A candidate term (shape rule) with ``min_df <= df <= max_df_fraction * n_documents`` is kept
-    unless it is an English word in capitals (see module docstring) or listed in ``exclude``.
-    Kept terms are ordered by descending df, then term, and the first ``max_terms`` are used.
-    The rejection map lists only in-range candidates (the decisions worth recording).
+
+def display_variant(variant_df: Mapping[str, int]) -> str:
+    """The shown spelling of a group: the most frequent variant without the small-capitals logo
+    artefact ``TEX`` (ties: the smaller string); if every variant has it, the most frequent."""
+    clean = {v: n for v, n in variant_df.items() if "TEX" not in v}
+    pool = clean or dict(variant_df)
+    return min(pool, key=lambda v: (-pool[v], v))
+
+
+def select_vocabulary(group_df: Mapping[str, int], variant_df: Mapping[str, Mapping[str, int]],
+                      word_df: Mapping[str, int], n_documents: int, min_df: int,
+                      max_df_fraction: float, capitalized_ratio: float, exclude: Mapping[str, str],
+                      max_terms: int) -> Tuple[List[Tuple[str, int, str, Tuple[str, ...]]], Dict[str, str]]:
+    """Choose entity terms; return ``([(display, df, shape, variants)], {display: reason})``.
+
+    ``group_df`` counts documents with any variant of a group, ``variant_df[group]`` each
+    variant's documents, ``word_df`` every word's documents (for the capitals rule).  A group
+    with ``min_df <= df <= max_df_fraction * n_documents`` is kept unless it is an English word in
+    capitals (see module docstring) or its display name is listed in ``exclude``.  Kept terms are
+    ordered by descending df, then display name; the first ``max_terms`` are used.  The rejection
+    map lists only in-range candidates (the decisions worth recording).
     """
     max_df = max_df_fraction * n_documents
-    kept: List[Tuple[str, int, str]] = []
+    kept: List[Tuple[str, int, str, Tuple[str, ...]]] = []
     rejected: Dict[str, str] = {}
-    for term in sorted(df):
-        count = df[term]
-        shape = term_shape(term)
-        if shape is None or count < min_df or count > max_df:
+    for group in sorted(group_df):
+        count = group_df[group]
+        if count < min_df or count > max_df:
             continue
+        display = display_variant(variant_df[group])
+        shape = term_shape(display)
         if shape == "acronym":
-            capitalized = term[0] + term[1:].lower()
-            if df.get(capitalized, 0) >= capitalized_ratio * count:
-                rejected[term] = f"English word in capitals ({capitalized}: df {df.get(capitalized, 0)})"
+            capitalized = display[0] + display[1:].lower()
+            if word_df.get(capitalized, 0) >= capitalized_ratio * count:
+                rejected[display] = (f"English word in capitals ({capitalized}: df "
+                                     f"{word_df.get(capitalized, 0)})")
                 continue
-        if term in exclude:
-            rejected[term] = exclude[term]
+        if display in exclude:
+            rejected[display] = exclude[display]
             continue
-        kept.append((term, count, shape))
+        kept.append((display, count, shape, tuple(sorted(variant_df[group]))))
     kept.sort(key=lambda item: (-item[1], item[0]))
-    for term, count, _ in kept[max_terms:]:
-        rejected[term] = f"beyond the {max_terms} most frequent terms"
+    for display, _, _, _ in kept[max_terms:]:
+        rejected[display] = f"beyond the {max_terms} most frequent terms"
     return kept[:max_terms], rejected
 
 
-def term_pages(page_word_sets: Sequence[Optional[AbstractSet[str]]], term: str) -> Tuple[int, ...]:
-    """1-based pages whose word set contains ``term`` (None marks a non-supporting page)."""
+def term_pages(page_word_sets: Sequence[Optional[AbstractSet[str]]],
+               variants: Sequence[str]) -> Tuple[int, ...]:
+    """1-based pages whose word set contains a variant (None marks a non-supporting page)."""
     return tuple(number for number, words in enumerate(page_word_sets, start=1)
-                 if words is not None and term in words)
+                 if words is not None and any(v in words for v in variants))

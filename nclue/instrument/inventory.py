@@ -28,6 +28,7 @@ class Condition:
     kind: str  # "section" | "entity"
     name: str
     df: int
+    variants: Tuple[str, ...] = ()  # entity spellings matched (empty for sections)
 
 
 @dataclass(frozen=True)
@@ -61,14 +62,26 @@ def section_pages(inputs: BuildInput) -> Tuple[Dict[str, Dict[str, Set[int]]], D
     return pages, surface_df
 
 
-def candidate_words(inputs: BuildInput, excluded_flags) -> Tuple[Dict[str, List[Optional[FrozenSet[str]]]], Counter]:
-    """Per document and page, the candidate-shaped words of the page (None for a non-supporting
-    page), and the document frequency of *every* word over supporting pages (needed by the
-    capitals rule).  One tokenization pass; only candidate words are kept in memory."""
+@dataclass(frozen=True)
+class WordCounts:
+    """Per document and page the candidate words of the page (None: a non-supporting page), and
+    document frequencies over supporting pages: of every word, of every candidate variant and of
+    every candidate group (:func:`nclue.instrument.entities.group_key`)."""
+
+    pages: Dict[str, List[Optional[FrozenSet[str]]]]
+    word_df: Counter
+    variant_df: Dict[str, Counter]
+    group_df: Counter
+
+
+def candidate_words(inputs: BuildInput, excluded_flags) -> WordCounts:
+    """One tokenization pass over all pages; only candidate words are kept per page."""
     flags = frozenset(excluded_flags)
-    shape_memo: Dict[str, bool] = {}
+    group_memo: Dict[str, Optional[str]] = {}
     per_page: Dict[str, List[Optional[FrozenSet[str]]]] = {}
-    df: Counter = Counter()
+    word_df: Counter = Counter()
+    variant_df: Dict[str, Counter] = defaultdict(Counter)
+    group_df: Counter = Counter()
     for docid, pages in inputs.pages.items():
         doc_words: Set[str] = set()
         kept: List[Optional[FrozenSet[str]]] = []
@@ -80,15 +93,18 @@ def candidate_words(inputs: BuildInput, excluded_flags) -> Tuple[Dict[str, List[
             doc_words |= words
             candidates = []
             for word in words:
-                ok = shape_memo.get(word)
-                if ok is None:
-                    ok = shape_memo[word] = entities.term_shape(word) is not None
-                if ok:
+                if word not in group_memo:
+                    group_memo[word] = entities.group_key(word)
+                if group_memo[word] is not None:
                     candidates.append(word)
             kept.append(frozenset(candidates))
-        df.update(doc_words)
+        word_df.update(doc_words)
+        doc_candidates = {w for w in doc_words if group_memo[w] is not None}
+        for word in doc_candidates:
+            variant_df[group_memo[word]][word] += 1
+        group_df.update({group_memo[w] for w in doc_candidates})
         per_page[docid] = kept
-    return per_page, df
+    return WordCounts(per_page, word_df, dict(variant_df), group_df)
 
 
 def build_inventory(inputs: BuildInput, config: ConstructionConfig) -> Inventory:
@@ -109,25 +125,31 @@ def build_inventory(inputs: BuildInput, config: ConstructionConfig) -> Inventory
         support[cid] = {docid: tuple(sorted(p)) for docid, p in sorted(sec_pages[key].items())}
 
     # Entity conditions.
-    words, df = candidate_words(inputs, config.excluded_page_flags)
+    counts = candidate_words(inputs, config.excluded_page_flags)
     if config.entity_terms:
+        chosen = []
         for term in config.entity_terms:
-            if entities.term_shape(term) is None:
+            group = entities.group_key(term)
+            if group is None:
                 raise InputError("<config>", f"entity term {term!r} does not satisfy the shape rule")
-        chosen = [(t, df.get(t, 0), entities.term_shape(t)) for t in config.entity_terms]
+            variants = tuple(sorted(set(counts.variant_df.get(group, {})) | {term}))
+            chosen.append((term, counts.group_df.get(group, 0), entities.term_shape(term), variants))
         rejected: Dict[str, str] = {}
     else:
         chosen, rejected = entities.select_vocabulary(
-            df, n_docs, config.min_df, config.max_df_fraction, config.capitalized_ratio,
-            config.entity_exclude, config.max_entity_terms)
-    for term, count, _shape in chosen:
+            counts.group_df, counts.variant_df, counts.word_df, n_docs, config.min_df,
+            config.max_df_fraction, config.capitalized_ratio, config.entity_exclude,
+            config.max_entity_terms)
+    variants_of: Dict[str, Tuple[str, ...]] = {}
+    for term, _count, _shape, variants in chosen:
         cid = f"entity:{term}"
+        variants_of[cid] = variants
         per_doc = {}
-        for docid, page_sets in words.items():
-            found = entities.term_pages(page_sets, term)
+        for docid, page_sets in counts.pages.items():
+            found = entities.term_pages(page_sets, variants)
             if found:
                 per_doc[docid] = found
-        conditions.append(Condition(cid, "entity", term, len(per_doc)))
+        conditions.append(Condition(cid, "entity", term, len(per_doc), variants))
         support[cid] = per_doc
 
     conditions.sort(key=lambda c: c.cid)
@@ -136,7 +158,8 @@ def build_inventory(inputs: BuildInput, config: ConstructionConfig) -> Inventory
                       "surface_forms": dict(sorted(surface_df[key].items()))}
                      for df_, key in sorted(sec_kept, key=lambda x: x[1])],
         "sections_in_df_range_not_kept": [key for _, key in sec_ranked[config.max_section_conditions:]],
-        "entities": [{"id": f"entity:{t}", "df": c, "shape": s} for t, c, s in sorted(chosen)],
+        "entities": [{"id": f"entity:{t}", "df": c, "shape": s, "variants": list(v)}
+                     for t, c, s, v in sorted(chosen)],
         "entities_rejected": dict(sorted(rejected.items())),
     }
     return Inventory(tuple(conditions), support, record)

@@ -8,8 +8,8 @@ construction's label (a nonempty evidence page set) is compared with the quote-b
 
 Quote rules (the re-check):
 
-- entity condition: the first line (page order, then position) of a page whose flags are not
-  excluded that contains the term case-sensitively as a whole word;
+- entity condition: on every page whose flags are not excluded, the line of the first
+  case-sensitive whole-word occurrence of any recorded spelling of the term;
 - section condition: the first line that *reads as the heading* -- its normalized text (the
   verifier's word-level normalization plus the alias table) equals the condition's canonical
   key -- searched first on the construction's evidence pages (any flags), then on every other
@@ -90,20 +90,24 @@ def _line_at(text: str, position: int) -> Tuple[int, int]:
     return start, end
 
 
-def entity_quotes(pages: Sequence[Tuple[str, Sequence[str]]], term: str,
+def entity_quotes(pages: Sequence[Tuple[str, Sequence[str]]], variants: Sequence[str],
                   excluded_flags: Set[str]) -> List[Tuple[int, int, int]]:
-    """Every page's first whole-word occurrence line: [(page, start, end)]."""
+    """Every page's first whole-word occurrence line of any spelling: [(page, start, end)]."""
     found = []
     for number, (text, flags) in enumerate(pages, start=1):
-        if set(flags) & excluded_flags or term not in text:
+        if set(flags) & excluded_flags:
             continue
-        position = text.find(term)
-        while position >= 0:
-            if _whole(text, position, term):
-                start, end = _line_at(text, position)
-                found.append((number, start, end))
-                break
-            position = text.find(term, position + 1)
+        first = None
+        for term in variants:
+            position = text.find(term)
+            while position >= 0:
+                if _whole(text, position, term):
+                    first = position if first is None else min(first, position)
+                    break
+                position = text.find(term, position + 1)
+        if first is not None:
+            start, end = _line_at(text, first)
+            found.append((number, start, end))
     return found
 
 
@@ -160,6 +164,8 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
     queries = {o["qid"]: o["condition_ids"] for _, o in iter_jsonl(_path(release, "queries.jsonl"))}
     qrels = [o for _, o in iter_jsonl(_path(release, "qrels.jsonl"))]
     evidence = {(o["qid"], o["docid"]): o["pages"] for _, o in iter_jsonl(_path(release, "evidence.jsonl"))}
+    variants = {c["id"]: tuple(c.get("variants") or [c["id"].split(":", 1)[1]])
+                for c in record["conditions"]}
     sample = sample_pairs(qrels, size, seed)
     wanted = {row["docid"] for _, row in sample}
     pages: Dict[str, Dict[int, Tuple[str, List[str]]]] = {d: {} for d in wanted}
@@ -178,7 +184,7 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
         for cid, construction_pages in zip(queries[qid], evidence[(qid, docid)]):
             kind, name = cid.split(":", 1)
             if kind == "entity":
-                quotes = entity_quotes(doc_pages, name, excluded_flags)
+                quotes = entity_quotes(doc_pages, variants[cid], excluded_flags)
             else:
                 quotes = section_quotes(doc_pages, name, construction_pages, record, excluded_flags)
             quote_pages.append(tuple(sorted(q[0] for q in quotes)))

@@ -135,7 +135,8 @@ def provenance_record(construction: Construction, inputs: BuildInput,
         "section_enumerator_patterns": [p.pattern for p in sections.ENUMERATORS],
         "entity_token_pattern": entities.WORD_RUN.pattern,
         "vocabulary": construction.inventory.record,
-        "conditions": [{"id": c.cid, "kind": c.kind, "name": c.name, "df": c.df}
+        "conditions": [dict({"id": c.cid, "kind": c.kind, "name": c.name, "df": c.df},
+                            **({"variants": list(c.variants)} if c.kind == "entity" else {}))
                        for c in construction.inventory.conditions],
         "release_files_sha256": {name: sha256_bytes(data) for name, data in sorted(files.items())},
     }
@@ -154,8 +155,9 @@ def conditions_markdown(record: Dict[str, Any]) -> str:
               "## Section alias table", "", "| alias key | canonical key |", "|---|---|"]
     lines += [f"| {a} | {c} |" for a, c in record["section_aliases"].items()]
     lines += ["", "Excluded structural keys: " + ", ".join(record["excluded_section_keys"]), "",
-              "## Conditions", "", "| id | kind | shown as | df |", "|---|---|---|---|"]
-    lines += [f"| `{c['id']}` | {c['kind']} | {c['name']} | {c['df']} |" for c in record["conditions"]]
+              "## Conditions", "", "| id | kind | shown as | df | matched spellings |", "|---|---|---|---|---|"]
+    lines += [f"| `{c['id']}` | {c['kind']} | {c['name']} | {c['df']} | {', '.join(c.get('variants', []))} |"
+              for c in record["conditions"]]
     rejected = record["vocabulary"].get("entities_rejected", {})
     if rejected:
         lines += ["", "## Entity candidates in the df range that were rejected", "",

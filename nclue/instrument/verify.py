@@ -6,8 +6,8 @@ This is a second code path, written separately from the construction: it imports
 From the recorded definitions in ``provenance/construction_<release>.json`` (condition list,
 alias table, excluded keys and page flags) and the local page text and outlines it
 
-1. normalizes outline titles word by word (no regular expressions) and finds entity terms with
-   ``str.find`` and an explicit neighbour test, giving the page set of every condition in every
+1. normalizes outline titles word by word (no regular expressions) and finds entity terms (any
+   recorded spelling) with ``str.find`` and an explicit neighbour test, giving the page set of every condition in every
    document;
 2. re-enumerates, for every query, the union of documents holding at least one condition and
    compares it with the qrels (no missing and no extra document);
@@ -150,7 +150,8 @@ def derive_support(build: Path, record: Dict[str, Any]) -> Dict[str, Dict[str, T
     excluded_keys = set(record["excluded_section_keys"])
     max_words = int(record["section_max_words"])
     support: Dict[str, Dict[str, Set[int]]] = {c["id"]: {} for c in conditions}
-    terms = [(c["id"], c["id"].split(":", 1)[1]) for c in conditions if c["kind"] == "entity"]
+    terms = [(c["id"], tuple(c.get("variants") or [c["id"].split(":", 1)[1]]))
+             for c in conditions if c["kind"] == "entity"]
     sections = {c["id"].split(":", 1)[1]: c["id"] for c in conditions if c["kind"] == "section"}
     pages_path = _release_path(build, "pages.jsonl")
     if pages_path is None:
@@ -162,8 +163,8 @@ def derive_support(build: Path, record: Dict[str, Any]) -> Dict[str, Dict[str, T
         text = obj.get("text")
         if not isinstance(text, str):
             raise InputError(pages_path, "page text must be a string", line)
-        for cid, term in terms:
-            if term in text and mentions(text, term):
+        for cid, variants in terms:
+            if any(v in text and mentions(text, v) for v in variants):
                 support[cid].setdefault(obj["docid"], set()).add(obj["page"])
     for line, obj in iter_jsonl(build / "outlines.jsonl"):
         for item in obj.get("items", []):
