@@ -20,6 +20,7 @@ from .claims import format_fixed
 from .coverage import coverage_report_table
 from .errors import InputError
 from .formats import PathLike, read_json, sha256_file
+from .inference_report import TABLE_BUILDERS as INFERENCE_TABLE_BUILDERS
 from .metrics import DEFAULT_K, aggregate, outcomes, per_query_from_outcomes, query_facts
 from .release import Release, load_release
 from .tables import Column, RowDecimalsTable, Table, with_row_decimals
@@ -285,6 +286,7 @@ TABLE_BUILDERS: Dict[str, TableBuilder] = {
     "forms": forms_table,
     "instrument": instrument_table,
     "coverage": coverage_report_table,
+    **INFERENCE_TABLE_BUILDERS,  # contrasts, contrast_sensitivity, membership_graph
 }
 
 
