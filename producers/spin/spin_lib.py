@@ -122,3 +122,52 @@ def round_robin(lists: List[Sequence[str]], k: int) -> List[str]:
                 if len(out) == k:
                     return out
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Split forward: the frozen layers below the injection point are run once per query and cached;
+# only the layers above it run m times (same arithmetic as the hook, checked by check_split.py).
+
+def lower_states(st, texts: Sequence[str], layer: int, batch_size: int = 64):
+    """Per text: hidden states leaving layer ``layer`` (1-based), unpadded [len_i, H], no grad."""
+    bert = st[0].auto_model
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(texts), batch_size):
+            feats = st.preprocess(list(texts[i:i + batch_size]))
+            am = feats["attention_mask"]
+            h = bert.embeddings(input_ids=feats["input_ids"],
+                                token_type_ids=feats.get("token_type_ids"))
+            mask = bert._create_attention_masks(attention_mask=am, encoder_attention_mask=None,
+                                                embedding_output=h, encoder_hidden_states=None,
+                                                cache=None)[0]
+            for j in range(layer):
+                h = bert.encoder.layer[j](h, mask)
+            lengths = am.sum(1).tolist()
+            out += [h[k, :n].clone() for k, n in enumerate(lengths)]
+    return out
+
+
+def upper_embeddings(st, states: List[torch.Tensor], layer: int, vectors: torch.Tensor):
+    """[len(states), m, H]: pad the cached states, add vector j to copy j, run the layers above
+    ``layer``, mean-pool over the real tokens and L2-normalise (all-MiniLM-L6-v2's pooling)."""
+    bert = st[0].auto_model
+    n_layers = bert.config.num_hidden_layers
+    m = vectors.shape[0]
+    b = len(states)
+    t = max(s.shape[0] for s in states)
+    h = states[0].new_zeros((b, t, states[0].shape[1]))
+    am = torch.zeros((b, t), dtype=torch.long)
+    for k, s in enumerate(states):
+        h[k, :s.shape[0]] = s
+        am[k, :s.shape[0]] = 1
+    h = h.repeat_interleave(m, dim=0) + vectors.repeat(b, 1).unsqueeze(1)
+    amr = am.repeat_interleave(m, dim=0)
+    mask = bert._create_attention_masks(attention_mask=amr, encoder_attention_mask=None,
+                                        embedding_output=h, encoder_hidden_states=None,
+                                        cache=None)[0]
+    for j in range(layer, n_layers):
+        h = bert.encoder.layer[j](h, mask)
+    w = amr.unsqueeze(-1).to(h.dtype)
+    pooled = (h * w).sum(1) / w.sum(1).clamp(min=1e-9)
+    return F.normalize(pooled, dim=-1).reshape(b, m, -1)
