@@ -1,0 +1,529 @@
+"""Figure 2 analogues as SVG text, written by our own code (standard library only).
+
+n-Clue paper, sec. 4.2 and supplement: "Figure 2(a) retains all 54 fair method rows, and Figure 2(b)
+places paired effects in the Gold-Hit-n-Clue-Score delta plane."
+
+* :func:`landscape_svg` -- Figure 2(a): one marker per fair run at (Gold Hit@10, n-Clue Score@10),
+  marker shape and colour per family, the ``y = x`` reference line, gridlines, axis labels, a legend
+  and labels for named points. A run can never lie above the line: n-Clue Score@10 counts queries
+  with a top-10 gold ranked before every judged subset, Gold Hit@10 those with any top-10 gold, so
+  the vertical distance to the line is the subset-first share of the outcome decomposition (Table 4).
+* :func:`delta_plane_svg` -- Figure 2(b): paired effects (variant minus base) in the
+  (Delta Gold Hit@10, Delta n-Clue Score@10) plane with optional 95% interval whiskers on each
+  axis, the zero axes and the ``Delta y = Delta x`` reference line, and point labels.
+
+Both functions are pure: the same input gives byte-identical text. Canvas size is fixed; every
+number is printed with a fixed number of decimals (coordinates with 2); families/blocks are styled
+in sorted name order (or the caller's ``family_order``) so styling does not depend on point order;
+points are drawn in input order. Labels are XML-escaped, control characters are refused. The
+output is a standalone ``<svg>`` element (no XML declaration) that can be written to a ``.svg`` file
+or inlined into HTML; pass a distinct ``figure_id`` to each figure of one page (ids of the
+``<title>``/``<desc>`` elements referenced by ``aria-labelledby`` derive from it).
+
+Bad input (no points, a non-finite number, an inverted interval, a point outside a caller-given
+axis range, an unknown label to annotate, an unusable string) raises :class:`NclueError`.
+"""
+
+import html
+import math
+import re
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from .errors import NclueError
+
+# ---------------------------------------------------------------------------------------------
+# Canvas geometry (pixels). Fixed so that output does not depend on anything but the input.
+WIDTH = 800
+HEIGHT = 520
+PLOT_LEFT = 70.0
+PLOT_TOP = 50.0
+PLOT_WIDTH = 500.0
+PLOT_HEIGHT = 400.0
+PLOT_RIGHT = PLOT_LEFT + PLOT_WIDTH      # 570
+PLOT_BOTTOM = PLOT_TOP + PLOT_HEIGHT     # 450
+LEGEND_X = 590.0
+LEGEND_TOP = 60.0
+LEGEND_STEP = 20.0
+MAX_STYLES = 20                          # legend rows that fit beside the plot
+
+# Okabe-Ito colour-blind-safe palette (yellow dropped: too little contrast on white), then black.
+COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+SHAPES = ("circle", "square", "triangle-up", "diamond", "triangle-down", "plus")
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class LandscapePoint:
+    """One fair run in Figure 2(a): ``x`` = Gold Hit@10, ``y`` = n-Clue Score@10 (percentage points)."""
+
+    label: str
+    family: str
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class PairedEffect:
+    """One controlled contrast in Figure 2(b): variant minus base, in percentage points.
+
+    ``dx`` = Delta Gold Hit@10, ``dy`` = Delta n-Clue Score@10; ``dx_interval``/``dy_interval`` are
+    optional (low, high) paired 95% intervals drawn as whiskers.
+    """
+
+    label: str
+    block: str
+    dx: float
+    dy: float
+    dx_interval: Optional[Tuple[float, float]] = None
+    dy_interval: Optional[Tuple[float, float]] = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def fmt(value: float, decimals: int = 2) -> str:
+    """Fixed-decimal text for a number; ``-0.00`` is printed as ``0.00``."""
+    text = f"{value:.{decimals}f}"
+    if text.startswith("-") and set(text[1:]) <= {"0", "."}:
+        text = text[1:]
+    return text
+
+
+def esc(text: str) -> str:
+    """Escape ``& < > " '`` for XML text and attribute values."""
+    return html.escape(text, quote=True)
+
+
+def _check_text(text: object, what: str) -> str:
+    if not isinstance(text, str):
+        raise NclueError(f"{what} must be a string, got {type(text).__name__}")
+    if _CONTROL.search(text):
+        raise NclueError(f"{what} {text!r} contains a control character (not allowed in XML)")
+    return text
+
+
+def _check_number(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise NclueError(f"{what} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise NclueError(f"{what} is not finite ({value!r})")
+    return float(value)
+
+
+def _check_interval(interval: object, what: str) -> Optional[Tuple[float, float]]:
+    if interval is None:
+        return None
+    if not isinstance(interval, (tuple, list)) or len(interval) != 2:
+        raise NclueError(f"{what} must be a (low, high) pair, got {interval!r}")
+    low = _check_number(interval[0], f"{what} low end")
+    high = _check_number(interval[1], f"{what} high end")
+    if low > high:
+        raise NclueError(f"{what} is inverted: low {low!r} > high {high!r}")
+    return (low, high)
+
+
+def _check_range(rng: object, what: str) -> Optional[Tuple[float, float]]:
+    if rng is None:
+        return None
+    if not isinstance(rng, (tuple, list)) or len(rng) != 2:
+        raise NclueError(f"{what} must be a (low, high) pair, got {rng!r}")
+    low = _check_number(rng[0], f"{what} low end")
+    high = _check_number(rng[1], f"{what} high end")
+    if not low < high:
+        raise NclueError(f"{what} must have low < high, got ({low!r}, {high!r})")
+    return (low, high)
+
+
+# Tick steps 1, 2, 5 x 10^e for e in -3..6, each with the decimals its labels need.
+_STEPS: Tuple[Tuple[float, int], ...] = tuple(
+    (m * 10.0 ** e if e >= 0 else m / 10.0 ** (-e), max(0, -e))
+    for e in range(-3, 7) for m in (1, 2, 5))
+
+
+def nice_step(span: float, max_intervals: int = 10) -> Tuple[float, int]:
+    """Smallest step in {1, 2, 5} x 10^e with ``span / step <= max_intervals``; (step, decimals)."""
+    for step, decimals in _STEPS:
+        if span / step <= max_intervals + 1e-9:
+            return step, decimals
+    raise NclueError(f"axis span {span!r} is too large to draw")
+
+
+def _ceil_to(value: float, step: float) -> float:
+    return math.ceil(value / step - 1e-9) * step
+
+
+def _floor_to(value: float, step: float) -> float:
+    return math.floor(value / step + 1e-9) * step
+
+
+def auto_range_from_zero(values: Iterable[float]) -> Tuple[float, float]:
+    """Axis range for non-negative scores: 0 (or a floor below a negative minimum) up to the
+    maximum rounded up to a multiple of 10; at least (0, 10)."""
+    vals = list(values)
+    high = max(10.0, _ceil_to(max(vals), 10.0))
+    low = min(0.0, _floor_to(min(vals), 10.0))
+    return (low, high)
+
+
+def auto_range_symmetric(values: Iterable[float]) -> Tuple[float, float]:
+    """Axis range centred on zero: +-(largest |value| rounded up to a multiple of a 1/2/5 step
+    chosen so the half-range spans at most 5 steps); at least (-1, 1)."""
+    largest = max(abs(v) for v in values)
+    if largest == 0.0:
+        return (-1.0, 1.0)
+    step, _ = nice_step(largest, max_intervals=5)
+    half = _ceil_to(largest, step)
+    return (-half, half)
+
+
+def ticks(low: float, high: float) -> Tuple[List[float], int]:
+    """Tick values (multiples of a 1/2/5 step, at most ~10 intervals) inside [low, high] and the
+    decimals to print them with."""
+    step, decimals = nice_step(high - low)
+    first = math.ceil(low / step - 1e-9)
+    last = math.floor(high / step + 1e-9)
+    return [i * step for i in range(first, last + 1)], decimals
+
+
+class _Axes:
+    """Linear map from data (x, y) to pixels inside the fixed plot box."""
+
+    def __init__(self, x_range: Tuple[float, float], y_range: Tuple[float, float]) -> None:
+        self.x0, self.x1 = x_range
+        self.y0, self.y1 = y_range
+
+    def px(self, x: float) -> float:
+        return PLOT_LEFT + (x - self.x0) / (self.x1 - self.x0) * PLOT_WIDTH
+
+    def py(self, y: float) -> float:
+        return PLOT_BOTTOM - (y - self.y0) / (self.y1 - self.y0) * PLOT_HEIGHT
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.x0 <= x <= self.x1 and self.y0 <= y <= self.y1
+
+
+def marker(shape: str, colour: str, cx: float, cy: float) -> str:
+    """One marker of the given shape centred at pixel (cx, cy)."""
+    common = f'fill="{colour}" fill-opacity="0.85" stroke="#222222" stroke-width="0.6"'
+    if shape == "circle":
+        return f'<circle cx="{fmt(cx)}" cy="{fmt(cy)}" r="5.00" {common}/>'
+    if shape == "square":
+        return (f'<rect x="{fmt(cx - 4.5)}" y="{fmt(cy - 4.5)}" width="9.00" height="9.00" '
+                f'{common}/>')
+    if shape == "plus":
+        d = (f"M{fmt(cx - 6)} {fmt(cy)}H{fmt(cx + 6)}M{fmt(cx)} {fmt(cy - 6)}V{fmt(cy + 6)}")
+        return f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="2.50"/>'
+    offsets = {
+        "triangle-up": ((0, -6), (5.5, 4), (-5.5, 4)),
+        "triangle-down": ((0, 6), (5.5, -4), (-5.5, -4)),
+        "diamond": ((0, -6), (6, 0), (0, 6), (-6, 0)),
+    }[shape]
+    points = " ".join(f"{fmt(cx + dx)},{fmt(cy + dy)}" for dx, dy in offsets)
+    return f'<polygon points="{points}" {common}/>'
+
+
+def _styles(groups: Sequence[str], order: Optional[Sequence[str]], what: str) -> Dict[str, Tuple[str, str]]:
+    present = sorted(set(groups))
+    if order is None:
+        ordered = present
+    else:
+        ordered = [_check_text(g, f"{what} in the order") for g in order]
+        if len(set(ordered)) != len(ordered):
+            raise NclueError(f"{what} order lists a name twice")
+        missing = [g for g in present if g not in ordered]
+        if missing:
+            raise NclueError(f"{what} order lacks {', '.join(repr(m) for m in missing)}")
+        ordered = [g for g in ordered if g in set(present)]
+    if len(ordered) > MAX_STYLES:
+        raise NclueError(f"{len(ordered)} {what}s do not fit the legend (at most {MAX_STYLES})")
+    return {g: (SHAPES[i % len(SHAPES)], COLOURS[i % len(COLOURS)]) for i, g in enumerate(ordered)}
+
+
+def _labelled(all_labels: Sequence[str], wanted: Optional[Sequence[str]]) -> List[bool]:
+    if wanted is None:
+        return [True] * len(all_labels)
+    wanted = [_check_text(w, "label to annotate") for w in wanted]
+    known = set(all_labels)
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        raise NclueError(f"no point is labelled {', '.join(repr(u) for u in unknown)}")
+    chosen = set(wanted)
+    return [label in chosen for label in all_labels]
+
+
+def _frame_and_grid(axes: _Axes, out: List[str]) -> None:
+    out.append(f'<rect x="{fmt(PLOT_LEFT)}" y="{fmt(PLOT_TOP)}" width="{fmt(PLOT_WIDTH)}" '
+               f'height="{fmt(PLOT_HEIGHT)}" fill="#ffffff" stroke="none"/>')
+    out.append('<g class="grid" stroke="#dddddd" stroke-width="1">')
+    x_ticks, x_dec = ticks(axes.x0, axes.x1)
+    y_ticks, y_dec = ticks(axes.y0, axes.y1)
+    for t in x_ticks:
+        x = axes.px(t)
+        out.append(f'<line x1="{fmt(x)}" y1="{fmt(PLOT_TOP)}" x2="{fmt(x)}" y2="{fmt(PLOT_BOTTOM)}"/>')
+    for t in y_ticks:
+        y = axes.py(t)
+        out.append(f'<line x1="{fmt(PLOT_LEFT)}" y1="{fmt(y)}" x2="{fmt(PLOT_RIGHT)}" y2="{fmt(y)}"/>')
+    out.append("</g>")
+    out.append('<g class="tick-labels" font-size="11" fill="#333333">')
+    for t in x_ticks:
+        out.append(f'<text x="{fmt(axes.px(t))}" y="{fmt(PLOT_BOTTOM + 18)}" '
+                   f'text-anchor="middle">{fmt(t, x_dec)}</text>')
+    for t in y_ticks:
+        out.append(f'<text x="{fmt(PLOT_LEFT - 8)}" y="{fmt(axes.py(t) + 4)}" '
+                   f'text-anchor="end">{fmt(t, y_dec)}</text>')
+    out.append("</g>")
+
+
+def _diagonal(axes: _Axes, text: str, out: List[str]) -> None:
+    """The line y = x clipped to the plot box (omitted when it misses the box)."""
+    low = max(axes.x0, axes.y0)
+    high = min(axes.x1, axes.y1)
+    if not low < high:
+        return
+    x1, y1, x2, y2 = axes.px(low), axes.py(low), axes.px(high), axes.py(high)
+    out.append(f'<line class="diagonal" x1="{fmt(x1)}" y1="{fmt(y1)}" x2="{fmt(x2)}" y2="{fmt(y2)}" '
+               f'stroke="#888888" stroke-width="1.2" stroke-dasharray="6 4"/>')
+    # Label beside the upper end: right of the line when it leaves through the top edge with room
+    # to spare, else above-left of the end point (where the line is not drawn).
+    if y2 <= PLOT_TOP + 0.5 and x2 < PLOT_RIGHT - 60:
+        lx, ly, anchor = x2 + 6, y2 + 14, "start"
+    else:
+        lx, ly, anchor = x2 - 6, y2 - 6, "end"
+    out.append(f'<text class="diagonal-label" x="{fmt(lx)}" y="{fmt(ly)}" font-size="11" '
+               f'fill="#666666" text-anchor="{anchor}">{esc(text)}</text>')
+
+
+def _axis_labels(x_label: str, y_label: str, out: List[str]) -> None:
+    cx = PLOT_LEFT + PLOT_WIDTH / 2
+    cy = PLOT_TOP + PLOT_HEIGHT / 2
+    out.append(f'<text class="axis-label" x="{fmt(cx)}" y="{fmt(PLOT_BOTTOM + 44)}" font-size="13" '
+               f'text-anchor="middle">{esc(x_label)}</text>')
+    out.append(f'<text class="axis-label" x="20.00" y="{fmt(cy)}" font-size="13" text-anchor="middle" '
+               f'transform="rotate(-90 20.00 {fmt(cy)})">{esc(y_label)}</text>')
+
+
+def _legend(title: str, styles: Dict[str, Tuple[str, str]], out: List[str]) -> None:
+    out.append('<g class="legend" font-size="12">')
+    out.append(f'<text x="{fmt(LEGEND_X)}" y="{fmt(LEGEND_TOP - 14)}" font-weight="bold">{esc(title)}</text>')
+    for i, (name, (shape, colour)) in enumerate(styles.items()):
+        y = LEGEND_TOP + i * LEGEND_STEP
+        out.append(marker(shape, colour, LEGEND_X + 8, y))
+        out.append(f'<text x="{fmt(LEGEND_X + 20)}" y="{fmt(y + 4)}">{esc(name)}</text>')
+    out.append("</g>")
+
+
+def _point_label(text: str, cx: float, cy: float, out: List[str]) -> None:
+    # Right of the marker, or left of it near the plot's right edge.
+    if cx > PLOT_RIGHT - 120:
+        out.append(f'<text class="point-label" x="{fmt(cx - 8)}" y="{fmt(cy - 7)}" font-size="11" '
+                   f'text-anchor="end">{esc(text)}</text>')
+    else:
+        out.append(f'<text class="point-label" x="{fmt(cx + 8)}" y="{fmt(cy - 7)}" font-size="11" '
+                   f'text-anchor="start">{esc(text)}</text>')
+
+
+def _open_svg(figure_id: str, title: str, desc: str, out: List[str]) -> None:
+    out.append(f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+               f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+               f'aria-labelledby="{figure_id}-title {figure_id}-desc" '
+               f'font-family="DejaVu Sans, Helvetica, Arial, sans-serif">')
+    out.append(f'<title id="{figure_id}-title">{esc(title)}</title>')
+    out.append(f'<desc id="{figure_id}-desc">{esc(desc)}</desc>')
+    out.append(f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>')
+    out.append(f'<text class="figure-title" x="{fmt(PLOT_LEFT)}" y="28.00" font-size="16" '
+               f'font-weight="bold">{esc(title)}</text>')
+
+
+def _check_common(title: object, figure_id: object, x_label: object, y_label: object,
+                  desc: object) -> None:
+    _check_text(title, "title")
+    _check_text(x_label, "x-axis label")
+    _check_text(y_label, "y-axis label")
+    if desc is not None:
+        _check_text(desc, "description")
+    if not isinstance(figure_id, str) or not _ID.match(figure_id):
+        raise NclueError(f"figure_id must be a letter followed by letters, digits, '-' or '_', "
+                         f"got {figure_id!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure 2(a)
+
+
+def landscape_svg(points: Sequence[LandscapePoint],
+                  title: str = "Gold Hit@10 vs n-Clue Score@10 (fair runs)",
+                  labelled: Sequence[str] = (),
+                  *,
+                  figure_id: str = "landscape",
+                  x_label: str = "Gold Hit@10 (pp)",
+                  y_label: str = "n-Clue Score@10 (pp)",
+                  x_range: Optional[Tuple[float, float]] = None,
+                  y_range: Optional[Tuple[float, float]] = None,
+                  family_order: Optional[Sequence[str]] = None,
+                  desc: Optional[str] = None) -> str:
+    """Figure 2(a) analogue: every fair run at (Gold Hit@10, n-Clue Score@10), n-Clue paper sec. 4.2.
+
+    ``labelled`` names the points (by label) that get a text label. Axis ranges default to
+    :func:`auto_range_from_zero` of each axis; a caller-given range must contain every point.
+    Markers: shape and colour by family, families styled in sorted order unless ``family_order``.
+    The ``<desc>`` lists every point so the data are readable without the picture.
+    """
+    _check_common(title, figure_id, x_label, y_label, desc)
+    if not isinstance(points, (list, tuple)) or not points:
+        raise NclueError("landscape_svg needs a non-empty list of LandscapePoint")
+    rows = []
+    for i, p in enumerate(points):
+        if not isinstance(p, LandscapePoint):
+            raise NclueError(f"point {i}: expected LandscapePoint, got {type(p).__name__}")
+        name = _check_text(p.label, f"point {i} label")
+        rows.append((name, _check_text(p.family, f"point {name!r} family"),
+                     _check_number(p.x, f"point {name!r} x (Gold Hit)"),
+                     _check_number(p.y, f"point {name!r} y (n-Clue Score)")))
+    xr = _check_range(x_range, "x_range") or auto_range_from_zero(r[2] for r in rows)
+    yr = _check_range(y_range, "y_range") or auto_range_from_zero(r[3] for r in rows)
+    axes = _Axes(xr, yr)
+    for name, _, x, y in rows:
+        if not axes.contains(x, y):
+            raise NclueError(f"point {name!r} ({x!r}, {y!r}) lies outside the axis ranges {xr!r} x {yr!r}")
+    styles = _styles([r[1] for r in rows], family_order, "family")
+    show = _labelled([r[0] for r in rows], labelled)
+
+    summary = (f"Scatter plot of {len(rows)} runs in {len(styles)} families; x: {x_label}, "
+               f"y: {y_label}; dashed line: y = x. Points: "
+               + "; ".join(f"{name} ({fam}): {fmt(x)}, {fmt(y)}" for name, fam, x, y in rows) + ".")
+    out: List[str] = []
+    _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out)
+    _frame_and_grid(axes, out)
+    _diagonal(axes, "y = x", out)
+    out.append(f'<rect class="frame" x="{fmt(PLOT_LEFT)}" y="{fmt(PLOT_TOP)}" width="{fmt(PLOT_WIDTH)}" '
+               f'height="{fmt(PLOT_HEIGHT)}" fill="none" stroke="#333333" stroke-width="1"/>')
+    _axis_labels(x_label, y_label, out)
+    out.append('<g class="points">')
+    for name, fam, x, y in rows:
+        shape, colour = styles[fam]
+        cx, cy = axes.px(x), axes.py(y)
+        out.append(f'<g class="point"><title>{esc(name)} ({esc(fam)}): Gold Hit {fmt(x)}, '
+                   f'n-Clue Score {fmt(y)}</title>{marker(shape, colour, cx, cy)}</g>')
+    out.append("</g>")
+    out.append('<g class="point-labels" fill="#111111">')
+    for (name, _, x, y), on in zip(rows, show):
+        if on:
+            _point_label(name, axes.px(x), axes.py(y), out)
+    out.append("</g>")
+    _legend("Family", styles, out)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure 2(b)
+
+
+def delta_plane_svg(effects: Sequence[PairedEffect],
+                    title: str = "Paired effects: \u0394 Gold Hit@10 vs \u0394 n-Clue Score@10",
+                    labelled: Optional[Sequence[str]] = None,
+                    *,
+                    figure_id: str = "delta-plane",
+                    x_label: str = "\u0394 Gold Hit@10 (pp, variant \u2212 base)",
+                    y_label: str = "\u0394 n-Clue Score@10 (pp, variant \u2212 base)",
+                    x_range: Optional[Tuple[float, float]] = None,
+                    y_range: Optional[Tuple[float, float]] = None,
+                    block_order: Optional[Sequence[str]] = None,
+                    diagonal: bool = True,
+                    desc: Optional[str] = None) -> str:
+    """Figure 2(b) analogue: paired effects in the Gold-Hit / n-Clue-Score delta plane, n-Clue
+    paper sec. 4.2 and Table 5.
+
+    Every effect is a marker at (dx, dy) with optional horizontal (``dx_interval``) and vertical
+    (``dy_interval``) whiskers with end caps. The zero axes are drawn solid; the dashed line
+    ``dy = dx`` (``diagonal``) separates contrasts whose score gain keeps up with their hit gain.
+    ``labelled`` = None labels every effect. Axis ranges default to :func:`auto_range_symmetric`
+    over the values and interval ends; a caller-given range must contain them all.
+    """
+    _check_common(title, figure_id, x_label, y_label, desc)
+    if not isinstance(effects, (list, tuple)) or not effects:
+        raise NclueError("delta_plane_svg needs a non-empty list of PairedEffect")
+    rows = []
+    for i, e in enumerate(effects):
+        if not isinstance(e, PairedEffect):
+            raise NclueError(f"effect {i}: expected PairedEffect, got {type(e).__name__}")
+        name = _check_text(e.label, f"effect {i} label")
+        rows.append((name, _check_text(e.block, f"effect {name!r} block"),
+                     _check_number(e.dx, f"effect {name!r} dx (Delta Gold Hit)"),
+                     _check_number(e.dy, f"effect {name!r} dy (Delta n-Clue Score)"),
+                     _check_interval(e.dx_interval, f"effect {name!r} dx_interval"),
+                     _check_interval(e.dy_interval, f"effect {name!r} dy_interval")))
+    xs = [v for r in rows for v in ((r[2],) + (r[4] or ()))]
+    ys = [v for r in rows for v in ((r[3],) + (r[5] or ()))]
+    xr = _check_range(x_range, "x_range") or auto_range_symmetric(xs)
+    yr = _check_range(y_range, "y_range") or auto_range_symmetric(ys)
+    axes = _Axes(xr, yr)
+    for name, _, dx, dy, xi, yi in rows:
+        corners = [(dx, dy)] + [(v, dy) for v in (xi or ())] + [(dx, v) for v in (yi or ())]
+        if not all(axes.contains(a, b) for a, b in corners):
+            raise NclueError(f"effect {name!r} (with its intervals) lies outside the axis ranges "
+                             f"{xr!r} x {yr!r}")
+    styles = _styles([r[1] for r in rows], block_order, "block")
+    show = _labelled([r[0] for r in rows], labelled)
+
+    def interval_text(iv: Optional[Tuple[float, float]]) -> str:
+        return "" if iv is None else f" [{fmt(iv[0])}, {fmt(iv[1])}]"
+
+    summary = (f"Delta plane of {len(rows)} paired effects in {len(styles)} blocks; x: {x_label}, "
+               f"y: {y_label}; solid lines: zero; "
+               + ("dashed line: dy = dx; " if diagonal else "")
+               + "whiskers: 95% intervals. Effects: "
+               + "; ".join(f"{name} ({blk}): dx {fmt(dx)}{interval_text(xi)}, dy {fmt(dy)}{interval_text(yi)}"
+                           for name, blk, dx, dy, xi, yi in rows) + ".")
+    out: List[str] = []
+    _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out)
+    _frame_and_grid(axes, out)
+    zero = []
+    if axes.x0 <= 0.0 <= axes.x1:
+        x = axes.px(0.0)
+        zero.append(f'<line x1="{fmt(x)}" y1="{fmt(PLOT_TOP)}" x2="{fmt(x)}" y2="{fmt(PLOT_BOTTOM)}"/>')
+    if axes.y0 <= 0.0 <= axes.y1:
+        y = axes.py(0.0)
+        zero.append(f'<line x1="{fmt(PLOT_LEFT)}" y1="{fmt(y)}" x2="{fmt(PLOT_RIGHT)}" y2="{fmt(y)}"/>')
+    if zero:
+        out.append('<g class="zero-axes" stroke="#444444" stroke-width="1.2">')
+        out.extend(zero)
+        out.append("</g>")
+    if diagonal:
+        _diagonal(axes, "\u0394y = \u0394x", out)
+    out.append(f'<rect class="frame" x="{fmt(PLOT_LEFT)}" y="{fmt(PLOT_TOP)}" width="{fmt(PLOT_WIDTH)}" '
+               f'height="{fmt(PLOT_HEIGHT)}" fill="none" stroke="#333333" stroke-width="1"/>')
+    _axis_labels(x_label, y_label, out)
+    out.append('<g class="effects">')
+    for name, blk, dx, dy, xi, yi in rows:
+        shape, colour = styles[blk]
+        cx, cy = axes.px(dx), axes.py(dy)
+        parts = [f'<g class="effect"><title>{esc(name)} ({esc(blk)}): \u0394 Gold Hit {fmt(dx)}'
+                 f'{interval_text(xi)}, \u0394 n-Clue Score {fmt(dy)}{interval_text(yi)}</title>']
+        whisk = f'stroke="{colour}" stroke-width="1.4"'
+        if xi is not None:
+            a, b = axes.px(xi[0]), axes.px(xi[1])
+            parts.append(f'<path class="x-interval" d="M{fmt(a)} {fmt(cy)}H{fmt(b)}'
+                         f'M{fmt(a)} {fmt(cy - 4)}V{fmt(cy + 4)}M{fmt(b)} {fmt(cy - 4)}V{fmt(cy + 4)}" '
+                         f'fill="none" {whisk}/>')
+        if yi is not None:
+            a, b = axes.py(yi[0]), axes.py(yi[1])
+            parts.append(f'<path class="y-interval" d="M{fmt(cx)} {fmt(a)}V{fmt(b)}'
+                         f'M{fmt(cx - 4)} {fmt(a)}H{fmt(cx + 4)}M{fmt(cx - 4)} {fmt(b)}H{fmt(cx + 4)}" '
+                         f'fill="none" {whisk}/>')
+        parts.append(marker(shape, colour, cx, cy))
+        parts.append("</g>")
+        out.append("".join(parts))
+    out.append("</g>")
+    out.append('<g class="point-labels" fill="#111111">')
+    for (name, _, dx, dy, _, _), on in zip(rows, show):
+        if on:
+            _point_label(name, axes.px(dx), axes.py(dy), out)
+    out.append("</g>")
+    _legend("Block", styles, out)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
