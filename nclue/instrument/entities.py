@@ -13,7 +13,10 @@ characters, starting with a letter, and either
 - ``mixed``: an upper-case letter after the first character and at least one lower-case letter
   (LaTeX, BibTeX, pdfTeX, PostScript, OpenType, ConTeXt, RequirePackage), or
 - ``acronym``: upper-case letters (digits allowed after the first), at least two letters, not a
-  Roman numeral (PDF, CTAN, ASCII, UTF8).
+  Roman numeral (PDF, CTAN, ASCII, UTF8);
+
+and not an expl3 argument signature (nTF, NnN, cTF: only the specifier letters NncVvoxefpwD,
+optionally ending in T, F or TF).
 
 Surface variants: pdftotext renders the TeX logos in small capitals, so one term appears as
 ``BibTeX`` and ``BibTEX``, ``ConTeXt`` and ``ConTEXt``, ``MiKTeX`` and ``mikTEX``.  Mixed-case
@@ -39,12 +42,14 @@ from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Mapping, Option
 
 WORD_RUN = re.compile(r"\w+")
 _ROMAN = re.compile(r"^[IVXLCDM]+$")
+#: expl3 argument signatures (``\\foo:nTF``, ``\\bar:NnN``) are word runs of specifier letters.
+EXPL3_SIGNATURE = re.compile(r"^[NncVvoxefpwD]*(?:TF|T|F)?$")
 _ASCII_ALNUM = re.compile(r"^[A-Za-z][A-Za-z0-9]{2,29}$")
 
 
 def term_shape(token: str) -> Optional[str]:
     """``"mixed"``, ``"acronym"`` or None (not a candidate term), by the shape rule above."""
-    if not _ASCII_ALNUM.match(token):
+    if not _ASCII_ALNUM.match(token) or EXPL3_SIGNATURE.match(token):
         return None
     letters = [ch for ch in token if ch.isalpha()]
     if any(ch.isupper() for ch in token[1:]) and any(ch.islower() for ch in token):

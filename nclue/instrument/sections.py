@@ -53,6 +53,13 @@ ALIASES: Dict[str, str] = {
     "bugs": "known issues",
     "general index": "index",
     "thanks": "acknowledgements",
+    "the implementation": "implementation",
+    "the code": "implementation",
+    "code": "implementation",
+    "package options": "options",
+    "basic usage": "usage",
+    "package installation": "installation",
+    "bundle installation": "installation",
 }
 
 #: Display names of the canonical keys that the alias table introduces.
@@ -66,14 +73,17 @@ DISPLAY: Dict[str, str] = {
     "faq": "FAQ",
     "getting started": "Getting Started",
     "known issues": "Known Issues",
-    "index": "Index",
+    "implementation": "Implementation",
+    "options": "Options",
+    "usage": "Usage",
+    "installation": "Installation",
 }
 
-#: Structural titles that are not content sections.
+#: Structural titles that are not content sections (an index lists pages, it discusses nothing).
 EXCLUDED = frozenset({
     "contents", "table of contents", "toc", "title", "title page", "cover", "front matter",
     "frontmatter", "back matter", "backmatter", "main matter", "mainmatter", "document",
-    "untitled", "appendix", "appendices", "list of figures", "list of tables",
+    "untitled", "appendix", "appendices", "list of figures", "list of tables", "index",
 })
 
 MAX_WORDS = 6
