@@ -58,6 +58,19 @@ class CompareCommandTest(unittest.TestCase):
         result = json.loads(out)
         self.assertEqual((result["delta"], result["p"]), (0.0, 1.0))
 
+    def test_gold_hit_measure(self):
+        # Gold Hit: lexical 1,1,0,1,1,0 and pages 1,1,1,1,0,1 -> differences only on q3 (+1),
+        # q5 (-1), q6 (+1); family sums 0,0,+1,0,0 (q5/q6 cancel): delta +100/6 points.
+        # |T*| = 1 on every draw -> p = 1. A replicate misses family q3 with probability
+        # (4/5)^5 = .33 > .025 and then equals 0; no replicate is negative -> ci_lo = 0.
+        code, out, _ = run_cli("compare", "example_lexical", "example_pages", "--measure",
+                               "gold_hit", "--release", str(EXAMPLE), "--json")
+        self.assertEqual(code, 0)
+        result = json.loads(out)
+        self.assertAlmostEqual(result["delta"], 100 / 6)
+        self.assertEqual((result["p"], result["ci_lo"]), (1.0, 0.0))
+        self.assertEqual(result["measure"], "gold_hit@10")
+
     def test_text_output(self):
         code, out, _ = run_cli("compare", "example_lexical", "example_pages",
                                "--release", str(EXAMPLE), "--seed", "11")

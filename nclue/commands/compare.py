@@ -17,6 +17,9 @@ from ..metrics import DEFAULT_K, per_query
 from ..release import gold_families, load_release
 from ..runs import TIE_RULES, load_run
 
+#: Unconditional per-query measures of nclue.metrics (defined on every query of the release).
+MEASURES = ("nclue_score", "gold_hit", "gold_ndcg", "graded_ndcg", "subset_first", "no_gold")
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -38,6 +41,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--level", type=float, default=DEFAULT_LEVEL,
                         help=f"confidence level of the interval (default {DEFAULT_LEVEL})")
     parser.add_argument("--k", type=int, default=DEFAULT_K, help="rank cutoff (default 10)")
+    parser.add_argument("--measure", choices=MEASURES, default="nclue_score",
+                        help="per-query measure to compare (default nclue_score; every query "
+                             "of the release counts for each of these)")
     parser.add_argument("--ties", choices=TIE_RULES, default="input",
                         help="tie rule for equal scores (default: input order, as the paper)")
     parser.add_argument("--json", action="store_true",
@@ -59,9 +65,11 @@ def _resolve(run: str, release_dir: str) -> Path:
 
 def compare_runs(release, base_run, variant_run, *, k: int = DEFAULT_K, seed: int = DEFAULT_SEED,
                  replicates: int = DEFAULT_REPLICATES, draws: int = DEFAULT_DRAWS,
-                 level: float = DEFAULT_LEVEL) -> dict:
+                 level: float = DEFAULT_LEVEL, measure: str = "nclue_score") -> dict:
     """The compare result as a dict (values in percentage points, unrounded)."""
-    measure = f"nclue_score@{k}"
+    if measure not in MEASURES:
+        raise InputError("--measure", f"unknown measure {measure!r}")
+    measure = f"{measure}@{k}"
     base = per_query(release, base_run, k)[measure]
     variant = per_query(release, variant_run, k)[measure]
     resampler = Resampler(base.keys(), gold_families(release), seed=seed)
@@ -82,7 +90,8 @@ def run_compare(args) -> int:
     base_run = load_run(_resolve(args.base, args.release), release, ties=args.ties)
     variant_run = load_run(_resolve(args.variant, args.release), release, ties=args.ties)
     result = compare_runs(release, base_run, variant_run, k=args.k, seed=args.seed,
-                          replicates=args.replicates, draws=args.draws, level=args.level)
+                          replicates=args.replicates, draws=args.draws, level=args.level,
+                          measure=args.measure)
     if args.json:
         print(json.dumps(result, sort_keys=True))
         return 0
