@@ -61,6 +61,15 @@ def condition_text(condition: str, form: str) -> str:
     return condition if form == "raw" else quote_condition(condition)
 
 
+def all_query_texts(queries, forms=("clean", "raw", "natural"), dec_forms=("clean", "raw", "natural")):
+    """Every text the MiniLM runs encode (one fixed list, so every producer reuses one cache)."""
+    texts = []
+    for q in queries.values():
+        texts += [q.forms[f] for f in forms]
+        texts += [condition_text(c, f) for f in dec_forms for c in q.conditions]
+    return texts
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--queries", default=str(RELEASE / "queries.jsonl"))
@@ -74,11 +83,7 @@ def main():
     coll = PageCollection()
     doc_pos = {d: j for j, d in enumerate(coll.docs)}
     ident = minilm_identity()
-    texts = []
-    for q in queries.values():
-        texts += [q.forms[f] for f in args.forms]
-        texts += [condition_text(c, f) for f in args.dec_forms for c in q.conditions]
-    vec = encode_texts(texts, BUILD / "minilm")
+    vec = encode_texts(all_query_texts(queries), BUILD / "minilm")
     settings = {"page_max_seq_length": coll.manifest["settings"]["max_seq_length"],
                 "query_max_seq_length": QUERY_SEQ_LENGTH, "batch_size": BATCH_SIZE,
                 "threads": THREADS, "depth": DEPTH, "score_rounding": "6 significant digits",
