@@ -1,0 +1,66 @@
+"""``nclue audit-paper``: check a paper's printed numbers against each other, counts, and data.
+
+See :mod:`nclue.paper_audit` for the rounding and count rules and ``claims/papers/README.md``
+for the transcription layout.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..formats import dumps_canonical, write_json_atomic, write_text_atomic
+
+DESCRIPTION = """\
+Audit a paper's reported numbers from a hand-made transcription (claims/papers/<paper>.json):
+every relation declared there (sums, differences, cross-references, prose ranges, ratios,
+percentages, GRIM-style whole-count checks) is evaluated rounding-aware and reported as EXACT,
+WITHIN_ROUNDING or FAIL, FAIL lines first. Tolerance: every printed input contributes half a unit
+in its last printed place (counts are exact); the result's half-unit is added. With --release,
+every table value the transcription maps to a run is recomputed from that release
+(reproduced / not reproduced / no input)."""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "audit-paper", help="rounding-aware consistency audit of a paper's printed numbers",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("transcription", metavar="TRANSCRIPTION",
+                        help="transcription JSON, e.g. claims/papers/nclue.json")
+    parser.add_argument("--json", action="store_true",
+                        help="print the JSON report instead of Markdown")
+    parser.add_argument("--out", metavar="DIR",
+                        help="also write <paper>.audit.md and <paper>.audit.json into DIR")
+    parser.add_argument("--release", metavar="PATH",
+                        help="release folder (nclue layout, or the original n-Clue release with "
+                             "data/v1/): recompute the mapped table values from its runs")
+    parser.add_argument("--write-verdicts", metavar="FILE",
+                        help="write the frozen-verdict file (relation id -> verdict), e.g. "
+                             "audit/papers/<paper>.verdicts.json")
+    parser.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from .. import paper_audit as pa
+
+    tr = pa.load_transcription(args.transcription)
+    print(f"auditing {tr.paper}: {len(tr.values)} values, {len(tr.relations)} declared relations",
+          file=sys.stderr)
+    results = pa.audit(tr)
+    reproduction = None
+    if args.release:
+        reproduction = pa.reproduce_from_release(tr, args.release)
+    report = pa.report_json(tr, results, reproduction)
+    markdown = pa.report_markdown(tr, results, reproduction)
+    if args.out:
+        out = Path(args.out)
+        write_text_atomic(out / f"{tr.paper}.audit.md", markdown)
+        write_json_atomic(out / f"{tr.paper}.audit.json", report)
+    if args.write_verdicts:
+        write_json_atomic(args.write_verdicts, pa.verdicts_document(tr, results))
+    if args.json:
+        sys.stdout.write(dumps_canonical(report, indent=2) + "\n")
+    else:
+        sys.stdout.write(markdown)
+    print(pa.summary_line(tr.paper, results), file=sys.stderr)
+    return 0
