@@ -55,7 +55,8 @@ class SectionTest(unittest.TestCase):
         self.assertEqual(sections.canonical_key("Acknowledgments"), "acknowledgements")
         self.assertEqual(sections.canonical_key("3 Acknowledgements"), "acknowledgements")
         self.assertEqual(sections.canonical_key("Bibliography"), "references")
-        self.assertEqual(sections.canonical_key("2.3.1 Package Options"), "package options")
+        self.assertEqual(sections.canonical_key("2.3.1 Package Options"), "options")  # alias
+        self.assertEqual(sections.canonical_key("2.3.1 Package Macros"), "package macros")
         self.assertEqual(sections.canonical_key("Appendix A: Examples"), "examples")
         self.assertEqual(sections.canonical_key("A.2 Known bugs"), "known issues")
         self.assertEqual(sections.canonical_key("IV. Fonts & Encodings"), "fonts and encodings")
