@@ -152,7 +152,7 @@ def contrasts_report_table(spec: Mapping[str, Any], ctx: Any) -> Table:
         Column("delta", "Delta", 1), Column("ci_lo", f"{pct}% CI low", 1),
         Column("ci_hi", f"{pct}% CI high", 1), Column("delta_hit", f"Delta Gold Hit@{k}", 1),
         Column("delta_ndcg", f"Delta Gold-NDCG@{k}", 1), Column("endpoints", "Endpoints tried", 0),
-        Column("p_raw", "Family-flip p", 4), Column("p_block", "Block max-|T| p", 4),
+        Column("p_raw", "Family-flip p", 4), Column("p_block", "Block max-T p", 4),
         Column("p_holm", "Sel.+Holm p", 3),
     )
     note = (f"Percentage points. Intervals: percentile bootstrap over {len(set(gold_families(ctx.release).values()))} "
