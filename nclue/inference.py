@@ -55,7 +55,7 @@ DEFAULT_REPLICATES = 1000
 DEFAULT_DRAWS = 10000
 DEFAULT_LEVEL = 0.95
 #: Largest number of resampling units for which ``exact=True`` enumerates all sign vectors.
-MAX_EXACT_UNITS = 22
+MAX_EXACT_UNITS = 20
 #: Relative tolerance for comparing non-integer statistics (exact ties must survive rounding).
 FLOAT_TIE_TOLERANCE = 1e-9
 
@@ -234,6 +234,21 @@ def _byte_tables(sums: Sequence[Union[int, float]]) -> List[list]:
     return tables
 
 
+class _AllSigns:
+    """The 2**F sign vectors of F units as little-endian bytes (a sized, re-iterable view)."""
+
+    def __init__(self, units: int) -> None:
+        self.units = units
+        self.nbytes = (units + 7) // 8
+
+    def __len__(self) -> int:
+        return 2 ** self.units
+
+    def __iter__(self):
+        nbytes = self.nbytes
+        return (bits.to_bytes(nbytes, "little") for bits in range(2 ** self.units))
+
+
 @dataclass(frozen=True)
 class Interval:
     """A percentile bootstrap interval: ``estimate`` is the statistic on the observed data."""
@@ -346,13 +361,13 @@ class Resampler:
                                   for _ in range(draws)]
         return self._signs[draws]
 
-    def _all_signs(self) -> List[bytes]:
+    def _all_signs(self) -> "_AllSigns":
+        """Every sign vector (as bytes), generated lazily: 2**F of them."""
         f = self.n_families
         if f > MAX_EXACT_UNITS:
             raise NclueError(f"exact enumeration of 2**{f} sign vectors refused "
                              f"(at most {MAX_EXACT_UNITS} units); use Monte Carlo draws")
-        nbytes = (f + 7) // 8
-        return [bits.to_bytes(nbytes, "little") for bits in range(2 ** f)]
+        return _AllSigns(f)
 
     # -- analyses ------------------------------------------------------------------------
     def bootstrap(self, values: Vector, *, replicates: int = DEFAULT_REPLICATES,
