@@ -91,6 +91,24 @@ def write_run_rows(run_id: str, rows: List[dict]) -> str:
     return sha256_file(path)
 
 
+def _locked(path: Path):
+    """The index lock protocol of nclue/commands/retrieve.py: create ``<name>.lock`` with
+    O_EXCL, wait up to 60 s, remove it when done (so concurrent producers never lose entries)."""
+    lock = path.with_name(path.name + ".lock")
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return lock, os.open(str(lock), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{lock}: lock held for over a minute; remove it if stale")
+            time.sleep(0.2)
+
+
+INDEX_FIELDS = ("id", "file", "family", "operation", "base", "form", "configuration", "producer",
+                "model", "package_version", "weight_sha256", "settings", "sha256", "block")
+
+
 def record_runs(entries: List[dict]) -> None:
     """Add/replace entries (by id) in provenance/model_runs.json and data/v1/runs/index.json.
 
@@ -102,13 +120,18 @@ def record_runs(entries: List[dict]) -> None:
         byid[e["id"]] = e
     prov["runs"] = [byid[k] for k in sorted(byid)]
     write_json_atomic(PROVENANCE, prov)
-    index = read_json(INDEX) if INDEX.exists() else {"runs": []}
-    keep = [e for e in index["runs"] if e["id"] not in {x["id"] for x in entries}]
-    fields = ("id", "file", "family", "operation", "base", "form", "configuration", "producer",
-              "model", "package_version", "weight_sha256", "settings", "sha256", "block")
-    new = [{k: e[k] for k in fields if k in e} for e in entries]
-    index["runs"] = sorted(keep + new, key=lambda e: e["id"])
-    write_json_atomic(INDEX, index)
+    INDEX.parent.mkdir(parents=True, exist_ok=True)
+    lock, handle = _locked(INDEX)
+    try:
+        index = read_json(INDEX) if INDEX.exists() else {"runs": []}
+        ids = {x["id"] for x in entries}
+        keep = [e for e in index["runs"] if e.get("id") not in ids]
+        new = [{k: e[k] for k in INDEX_FIELDS if k in e} for e in entries]
+        index["runs"] = sorted(keep + new, key=lambda e: str(e.get("id")))
+        write_json_atomic(INDEX, index)
+    finally:
+        os.close(handle)
+        os.unlink(str(lock))
 
 
 def top_k_desc(scores, k: int):

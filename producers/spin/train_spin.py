@@ -54,8 +54,14 @@ LR_CELL = (5, 3)        # m, layer of the learning-rate selection
 VAL_QUERIES = 512
 
 
+def split_path(name):
+    """data/v1/<name> or its gzip twin <name>.gz (the release writer gzips big files)."""
+    plain = DATA / name
+    return plain if plain.exists() else DATA / (name + ".gz")
+
+
 def read_split(name):
-    qs = load_queries(DATA / name)
+    qs = load_queries(split_path(name))
     return [qs[k] for k in sorted(qs)]
 
 
@@ -198,10 +204,10 @@ def main():
                 % (layer, len(train), len(val), time.time() - t))
         return cache[layer]
     ident = minilm_identity()
-    split = {"train_file": "data/v1/train_queries.jsonl",
-             "train_sha256": sha256_file(DATA / "train_queries.jsonl"), "train_queries": len(train),
-             "val_file": "data/v1/val_queries.jsonl",
-             "val_sha256": sha256_file(DATA / "val_queries.jsonl"),
+    tp, vp = split_path("train_queries.jsonl"), split_path("val_queries.jsonl")
+    split = {"train_file": f"data/v1/{tp.name}", "train_sha256": sha256_file(tp),
+             "train_queries": len(train),
+             "val_file": f"data/v1/{vp.name}", "val_sha256": sha256_file(vp),
              "val_queries_used": len(val), "test_overlap": "none (ids and conjunctions checked)"}
     base_hp = {"tau": TAU, "b": BIAS, "batch": BATCH, "init_std": INIT_STD, "warmup": WARMUP,
                "optimizer": "AdamW (torch defaults, weight decay 0.01)", "schedule": "cosine",
