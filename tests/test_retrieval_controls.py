@@ -90,6 +90,20 @@ def quiet(argv):
     return code, err.getvalue()
 
 
+class RowTest(unittest.TestCase):
+    def test_page_depth_and_rounding(self):
+        from nclue.commands.retrieve import hits_row
+        from nclue.retrieval.bm25 import Hit
+        hits = [Hit(f"d{i:02d}", 1.0 / (i + 3), ((1, 2.0 / 3.0),)) for i in range(25)]
+        row = hits_row("q", hits, page_depth=20)
+        self.assertEqual(len(row["docs"]), 25)
+        self.assertEqual(sorted(row["pages"]), [f"d{i:02d}" for i in range(20)])
+        # 1/3 and 2/3 to 6 significant digits
+        self.assertEqual(row["scores"][0], 0.333333)
+        self.assertEqual(row["pages"]["d00"], [[1, 0.666667]])
+        self.assertNotIn("pages", hits_row("q", hits, page_depth=0))
+
+
 class CommandTest(unittest.TestCase):
     def test_retrieve_plan_and_fuse(self):
         with tempfile.TemporaryDirectory() as tmp:

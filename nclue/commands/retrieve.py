@@ -8,7 +8,8 @@ one system over every released query and writes a run (depth 100), recording it 
 ``nclue fuse --release data/v1 --inputs RUN_A RUN_B --method rrf --id NAME`` fuses existing runs
 of ``data/v1/runs/`` by id (equal-weight RRF, k = 60, or round robin), depth 100.
 
-Scores are written rounded to 6 significant digits (``float(f"{x:.6g}")``), page scores too; the
+Page-scored systems keep ``"pages"`` for their first 20 documents (3 pages each; SDR: the assigned
+pages). Scores are written rounded to 6 significant digits (``float(f"{x:.6g}")``), page scores too; the
 order in the file is the order computed from full-precision scores (ties: docid ascending for
 retrievers, stable input order for fusion), and readers keep file order for equal scores.
 """
@@ -31,6 +32,9 @@ from ..runs import load_run
 
 DEPTH = 100
 SIGNIFICANT = 6
+#: Page-scored runs keep their pages for the first PAGE_DEPTH documents (the evidence metric
+#: reads the top 10; 20 leaves room), three pages each, to keep run files small.
+PAGE_DEPTH = 20
 
 
 def round_sig(value: float) -> float:
@@ -143,16 +147,17 @@ def run_rows(ctx: Context, method: str, form: str, drop: Optional[int]) -> List[
         query = ctx.release.queries[qid]
         text, conds = query_input(query, form, drop)
         hits = system(ctx, query, text, conds)
-        rows.append(hits_row(qid, hits))
+        rows.append(hits_row(qid, hits, PAGE_DEPTH))
     return rows
 
 
-def hits_row(qid: str, hits: Sequence[Hit]) -> dict:
+def hits_row(qid: str, hits: Sequence[Hit], page_depth: int = 0) -> dict:
+    """One run line. Page scores are kept for the first ``page_depth`` documents only."""
     row: Dict[str, Any] = {"qid": qid, "docs": [h.docid for h in hits],
                            "scores": [round_sig(h.score) for h in hits]}
-    if any(h.pages is not None for h in hits):
+    if page_depth > 0 and any(h.pages is not None for h in hits):
         row["pages"] = {h.docid: [[page, round_sig(score)] for page, score in (h.pages or ())]
-                        for h in hits}
+                        for h in hits[:page_depth]}
     return row
 
 
@@ -213,6 +218,9 @@ def produce(ctx: Context, spec: Dict[str, Any], out: Path, k1: float, b: float,
     seconds = time.perf_counter() - started
     configuration: Dict[str, Any] = {"method": method, "depth": ctx.depth,
                                      "score_rounding": f"{SIGNIFICANT} significant digits"}
+    if any("pages" in row for row in rows):
+        configuration["pages"] = (f"best 3 pages (assigned pages for SDR) of the top "
+                                  f"{PAGE_DEPTH} documents")
     if method != "oracle":
         configuration.update({"k1": k1, "b": b, "tokenizer": "nclue.retrieval.tokenize (lowercase, "
                               "[^\\W_]+, Lucene English stop set, no stemming)"})
