@@ -69,16 +69,16 @@ class LandscapePoint:
 class PairedEffect:
     """One controlled contrast in Figure 2(b): variant minus base, in percentage points.
 
-    ``dx`` = Delta Gold Hit@10, ``dy`` = Delta n-Clue Score@10; ``dx_interval``/``dy_interval`` are
+    ``x`` = Delta Gold Hit@10, ``y`` = Delta n-Clue Score@10; ``x_interval``/``y_interval`` are
     optional (low, high) paired 95% intervals drawn as whiskers.
     """
 
     label: str
     block: str
-    dx: float
-    dy: float
-    dx_interval: Optional[Tuple[float, float]] = None
-    dy_interval: Optional[Tuple[float, float]] = None
+    x: float
+    y: float
+    x_interval: Optional[Tuple[float, float]] = None
+    y_interval: Optional[Tuple[float, float]] = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,7 +409,8 @@ def landscape_svg(points: Sequence[LandscapePoint],
         out.append(f'<g class="point"><title>{esc(name)} ({esc(fam)}): Gold Hit {fmt(x)}, '
                    f'n-Clue Score {fmt(y)}</title>{marker(shape, colour, cx, cy)}</g>')
     out.append("</g>")
-    out.append('<g class="point-labels" fill="#111111">')
+    out.append('<g class="point-labels" fill="#111111" stroke="#ffffff" stroke-width="3" '
+               'stroke-linejoin="round" paint-order="stroke">')
     for (name, _, x, y), on in zip(rows, show):
         if on:
             _point_label(name, axes.px(x), axes.py(y), out)
@@ -438,8 +439,8 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
     """Figure 2(b) analogue: paired effects in the Gold-Hit / n-Clue-Score delta plane, n-Clue
     paper sec. 4.2 and Table 5.
 
-    Every effect is a marker at (dx, dy) with optional horizontal (``dx_interval``) and vertical
-    (``dy_interval``) whiskers with end caps. The zero axes are drawn solid; the dashed line
+    Every effect is a marker at (x, y) with optional horizontal (``x_interval``) and vertical
+    (``y_interval``) whiskers with end caps. The zero axes are drawn solid; the dashed line
     ``dy = dx`` (``diagonal``) separates contrasts whose score gain keeps up with their hit gain.
     ``labelled`` = None labels every effect. Axis ranges default to :func:`auto_range_symmetric`
     over the values and interval ends; a caller-given range must contain them all.
@@ -453,10 +454,10 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
             raise NclueError(f"effect {i}: expected PairedEffect, got {type(e).__name__}")
         name = _check_text(e.label, f"effect {i} label")
         rows.append((name, _check_text(e.block, f"effect {name!r} block"),
-                     _check_number(e.dx, f"effect {name!r} dx (Delta Gold Hit)"),
-                     _check_number(e.dy, f"effect {name!r} dy (Delta n-Clue Score)"),
-                     _check_interval(e.dx_interval, f"effect {name!r} dx_interval"),
-                     _check_interval(e.dy_interval, f"effect {name!r} dy_interval")))
+                     _check_number(e.x, f"effect {name!r} x (Delta Gold Hit)"),
+                     _check_number(e.y, f"effect {name!r} y (Delta n-Clue Score)"),
+                     _check_interval(e.x_interval, f"effect {name!r} x_interval"),
+                     _check_interval(e.y_interval, f"effect {name!r} y_interval")))
     xs = [v for r in rows for v in ((r[2],) + (r[4] or ()))]
     ys = [v for r in rows for v in ((r[3],) + (r[5] or ()))]
     xr = _check_range(x_range, "x_range") or auto_range_symmetric(xs)
@@ -475,9 +476,10 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
 
     summary = (f"Delta plane of {len(rows)} paired effects in {len(styles)} blocks; x: {x_label}, "
                f"y: {y_label}; solid lines: zero; "
-               + ("dashed line: dy = dx; " if diagonal else "")
+               + ("dashed line: equal change on both axes; " if diagonal else "")
                + "whiskers: 95% intervals. Effects: "
-               + "; ".join(f"{name} ({blk}): dx {fmt(dx)}{interval_text(xi)}, dy {fmt(dy)}{interval_text(yi)}"
+               + "; ".join(f"{name} ({blk}): \u0394 Gold Hit {fmt(dx)}{interval_text(xi)}, "
+                           f"\u0394 n-Clue Score {fmt(dy)}{interval_text(yi)}"
                            for name, blk, dx, dy, xi, yi in rows) + ".")
     out: List[str] = []
     _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out)
@@ -519,7 +521,8 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
         parts.append("</g>")
         out.append("".join(parts))
     out.append("</g>")
-    out.append('<g class="point-labels" fill="#111111">')
+    out.append('<g class="point-labels" fill="#111111" stroke="#ffffff" stroke-width="3" '
+               'stroke-linejoin="round" paint-order="stroke">')
     for (name, _, dx, dy, _, _), on in zip(rows, show):
         if on:
             _point_label(name, axes.px(dx), axes.py(dy), out)

@@ -172,7 +172,7 @@ class DeltaPlane(unittest.TestCase):
         self.assertEqual(a.encode("utf-8"), delta_plane_svg(effects()).encode("utf-8"))
         root = ET.fromstring(a)
         self.assertEqual(root.get("aria-labelledby"), "delta-plane-title delta-plane-desc")
-        self.assertIn("Fusion (fusion): dx 10.00 [4.00, 16.00], dy -5.00 [-8.00, -2.00]",
+        self.assertIn("Fusion (fusion): \u0394 Gold Hit 10.00 [4.00, 16.00], \u0394 n-Clue Score -5.00 [-8.00, -2.00]",
                       root.find(NS + "desc").text)
 
     def test_positions_and_whiskers_by_hand(self):
