@@ -921,6 +921,16 @@ def resolve_release_folder(path: PathLike) -> Path:
 
 
 def _find_run(folder: Path, run_id: str) -> Optional[Path]:
+    """``runs/index.json``'s file for the id when listed there, else ``runs/<id>.<ext>``."""
+    index = folder / "runs" / "index.json"
+    if index.exists():
+        listed = read_json(index)
+        entries = listed.get("runs", []) if isinstance(listed, dict) else []
+        for entry in entries:
+            if isinstance(entry, dict) and entry.get("id") == run_id and isinstance(entry.get("file"), str):
+                candidate = folder / "runs" / entry["file"]
+                if candidate.exists():
+                    return candidate
     for suffix in (".jsonl.gz", ".jsonl", ".trec.gz", ".trec", ".txt"):
         candidate = folder / "runs" / f"{run_id}{suffix}"
         if candidate.exists():

@@ -468,6 +468,14 @@ class ReleaseMapping(unittest.TestCase):
             out = pa.reproduce_from_release(tr, root / "rel")
             self.assertEqual([o["status"] for o in out],
                              ["reproduced", "reproduced", "not_reproduced", "reproduced", "reproduced", "no_input"])
+            # runs/index.json maps an id to its file
+            (root / "rel" / "runs" / "index.json").write_text(
+                json.dumps({"runs": [{"id": "indexed", "file": "toy.jsonl"}]}), encoding="utf-8")
+            doc["release_map"] = doc["release_map"][:1] + [{"value": "p.s", "run": "indexed", "measure": "nclue_score@10"}]
+            path.write_text(json.dumps(doc), encoding="utf-8")
+            tr2 = pa.load_transcription(path)
+            self.assertEqual([o["status"] for o in pa.reproduce_from_release(tr2, root / "rel")],
+                             ["reproduced", "reproduced"])
             # the original-release layout: the same folder under data/v1
             (root / "orig" / "data").mkdir(parents=True)
             (root / "rel").rename(root / "orig" / "data" / "v1")
