@@ -238,5 +238,30 @@ class DeltaPlane(unittest.TestCase):
             delta_plane_svg(effects(), x_range=(-20, 15))   # the interval end 16 falls outside
 
 
+class ExampleReleaseLandscape(unittest.TestCase):
+    """Glue check with the real scorer on data/example. Hand-derived scores
+    (tests/test_example_release.py): lexical Score 3/6, Hit 4/6; dense 3/6, 6/6; pages 4/6, 5/6."""
+
+    def test_points_from_the_scorer(self):
+        from pathlib import Path
+        from nclue.report import ReleaseContext
+        ctx = ReleaseContext(Path(__file__).resolve().parent.parent / "data" / "example")
+        pts = []
+        for run_id in ("example_lexical", "example_dense", "example_pages"):
+            scores = ctx.scores(run_id)
+            pts.append(LandscapePoint(run_id, ctx.index[run_id].info["family"],
+                                      scores["gold_hit@10"], scores["nclue_score@10"]))
+        root = ET.fromstring(landscape_svg(pts, labelled=["example_pages"]))
+        # Auto ranges: x max 100 -> (0, 100); y max 66.7 -> (0, 70).
+        # dense (100, 50), first family -> circle at px 570, py 450 - 50/70*400 = 164.29.
+        self.assertEqual([(c.get("cx"), c.get("cy")) for c in root.iter(NS + "circle")
+                          if c.get("cx") != "598.00"], [("570.00", "164.29")])
+        # lexical (66.67, 50), second family -> square centred at px 70 + 4/6*500 = 403.33, py 164.29.
+        self.assertTrue(any(r.get("x") == "398.83" and r.get("y") == "159.79" for r in root.iter(NS + "rect")))
+        # pages (83.33, 66.67), family 'visual' third -> triangle apex at px 70 + 5/6*500 = 486.67,
+        # py 450 - (200/3)/70*400 - 6 = 69.05 - 6 = 63.05.
+        self.assertTrue(any(p.get("points", "").startswith("486.67,63.05 ") for p in root.iter(NS + "polygon")))
+
+
 if __name__ == "__main__":
     unittest.main()
