@@ -863,8 +863,8 @@ def verify_frozen_verdicts(repo_root: PathLike) -> Tuple[int, List[str]]:
     return checked, problems
 
 
-def audit_summaries(repo_root: PathLike) -> List[str]:
-    """The summary line of every transcription under ``claims/papers/`` (for reproduce.py)."""
+def summary_lines(repo_root: PathLike) -> List[str]:
+    """The summary line of every transcription under ``claims/papers/`` (printed by reproduce.py)."""
     root = Path(repo_root)
     return [summary_line(tr.paper, audit(tr)) for tr in
             (load_transcription(p) for p in sorted((root / "claims" / "papers").glob("*.json")))]
@@ -985,3 +985,6 @@ def _repro_counts(items: Sequence[Mapping[str, Any]]) -> Dict[str, int]:
     for item in items:
         counts[item["status"]] += 1
     return counts
+
+
+audit_summaries = summary_lines  # earlier name
