@@ -17,9 +17,16 @@ from .report import ReleaseContext, build_tables, table_markdown, tables_json
 
 @dataclass
 class Summary:
+    """Counts of verified and failed checks. A claim is one check; so is every other problem
+    (a checksum mismatch, an unclaimed table cell, a missing file)."""
+
     verified: int = 0
-    failed: int = 0
+    failed_claims: int = 0
     problems: List[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> int:
+        return self.failed_claims + sum(1 for p in self.problems if not p.startswith("claim "))
 
     @property
     def ok(self) -> bool:
@@ -68,9 +75,9 @@ def reproduce_release(root: Path, folder: Path, freeze: bool, summary: Summary,
     failed = [r for r in results if not r.ok]
     unclaimed = sorted(set(cells) - {(c.table, c.row, c.column) for c in claims})
     summary.verified += len(results) - len(failed)
-    summary.failed += len(failed)
+    summary.failed_claims += len(failed)
     for result in failed:
-        summary.fail(result.describe(str(claims_path.relative_to(root))))
+        summary.fail("claim " + result.describe(str(claims_path.relative_to(root))))
     for key in unclaimed:
         summary.fail(f"{folder.name}/{'/'.join(key)}: reported in a table but not in {claims_path.name}")
     log(f"release {folder.name}: {len(ctx.release.queries)} queries, {len(ctx.index)} runs, "
@@ -87,9 +94,9 @@ def check_paper_audits(root: Path, summary: Summary, log: Callable[[str], None])
         return
     checked, mismatches = checker(root)
     summary.verified += checked - len(mismatches)
-    summary.failed += len(mismatches)
+    summary.failed_claims += len(mismatches)
     for mismatch in mismatches:
-        summary.fail(f"paper audit: {mismatch}")
+        summary.fail(f"claim paper audit: {mismatch}")
     describe = getattr(paper_audit, "summary_lines", None)
     for line in (describe(root) if describe else []):
         log(line)
@@ -100,11 +107,13 @@ def reproduce(root: Path, freeze: bool = False, only: Optional[Sequence[str]] = 
     """Regenerate and verify everything; see reproduce.py."""
     summary = Summary()
     sums = root / "SHA256SUMS"
+    before = set()
     if not freeze:
         if not sums.exists():
             summary.fail("SHA256SUMS: missing")
         else:
             checked, problems = verify_sha256sums(root)
+            before = set(problems)
             for problem in problems:
                 summary.fail(problem)
             log(f"integrity: {checked} files in SHA256SUMS, {len(problems)} mismatched")
@@ -117,7 +126,8 @@ def reproduce(root: Path, freeze: bool = False, only: Optional[Sequence[str]] = 
     elif sums.exists():
         _, drift = verify_sha256sums(root)
         for problem in drift:
-            summary.fail(f"after regeneration: {problem}")
+            if problem not in before:  # already reported above
+                summary.fail(f"after regeneration: {problem}")
         for problem in verify_manifest_coverage(root):
             summary.fail(problem)
     return summary

@@ -187,7 +187,8 @@ class ReproduceExample(unittest.TestCase):
         self.assertIn("example/scorecard/example_dense/gold_hit@10: expected 99.9", proc.stdout)
         self.assertIn("got 100.0000", proc.stdout)
         self.assertIn("data/example/claims.json", proc.stdout)
-        self.assertIn("1 failed", proc.stdout)
+        # two checks fail: the claim itself and claims.json's checksum
+        self.assertIn(" claims verified, 2 failed", proc.stdout)
 
     def test_tampered_data_file_fails_checksums(self):
         self.assertEqual(self.reproduce("--freeze").returncode, 0)
