@@ -316,14 +316,64 @@ def _legend(title: str, styles: Dict[str, Tuple[str, str]], out: List[str]) -> N
     out.append("</g>")
 
 
-def _point_label(text: str, cx: float, cy: float, out: List[str]) -> None:
-    # Right of the marker, or left of it near the plot's right edge.
-    if cx > PLOT_RIGHT - 120:
-        out.append(f'<text class="point-label" x="{fmt(cx - 8)}" y="{fmt(cy - 7)}" font-size="11" '
-                   f'text-anchor="end">{esc(text)}</text>')
-    else:
-        out.append(f'<text class="point-label" x="{fmt(cx + 8)}" y="{fmt(cy - 7)}" font-size="11" '
-                   f'text-anchor="start">{esc(text)}</text>')
+# Label placement: estimated text box (11 px font: 6.6 px per character, 9 px above and 3 px below
+# the baseline) tried at six positions around the marker, in this order of preference.
+LABEL_FONT = 11
+LABEL_CHAR_WIDTH = 6.6
+_CANDIDATES = (  # (dx, dy of the text anchor from the marker centre, text-anchor)
+    (8.0, -7.0, "start"), (8.0, 15.0, "start"), (-8.0, -7.0, "end"), (-8.0, 15.0, "end"),
+    (0.0, -10.0, "middle"), (0.0, 19.0, "middle"))
+
+Box = Tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+def _label_box(text: str, x: float, y: float, anchor: str) -> Box:
+    width = LABEL_CHAR_WIDTH * len(text)
+    x0 = {"start": x, "end": x - width, "middle": x - width / 2}[anchor]
+    return (x0, y - 9.0, x0 + width, y + 3.0)
+
+
+def _overlap(a: Box, b: Box) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def place_labels(items: Sequence[Tuple[str, float, float]],
+                 markers: Sequence[Tuple[float, float]],
+                 obstacles: Sequence[Box] = ()) -> List[Tuple[float, float, str]]:
+    """Greedy, deterministic label placement: for each (text, cx, cy) in order, the first of six
+    positions around the marker with the least overlap with labels already placed, with every
+    marker (a 12 x 12 px box), with other ``obstacles`` (whisker boxes, counted at half weight)
+    and with the outside of the plot box (double weight). Returns (x, y, anchor) per item."""
+    plot = (PLOT_LEFT, PLOT_TOP, PLOT_RIGHT, PLOT_BOTTOM)
+    marker_boxes = [(mx - 6.0, my - 6.0, mx + 6.0, my + 6.0) for mx, my in markers]
+    placed: List[Box] = []
+    result = []
+    for text, cx, cy in items:
+        best = None
+        for dx, dy, anchor in _CANDIDATES:
+            box = _label_box(text, cx + dx, cy + dy, anchor)
+            area = (box[2] - box[0]) * (box[3] - box[1])
+            cost = (sum(_overlap(box, other) for other in placed)
+                    + sum(_overlap(box, other) for other in marker_boxes)
+                    + 0.5 * sum(_overlap(box, other) for other in obstacles)
+                    + 2.0 * (area - _overlap(box, plot)))
+            if best is None or cost < best[0] - 1e-9:
+                best = (cost, cx + dx, cy + dy, anchor, box)
+        placed.append(best[4])
+        result.append((best[1], best[2], best[3]))
+    return result
+
+
+def _point_labels(items: Sequence[Tuple[str, float, float]], markers: Sequence[Tuple[float, float]],
+                  out: List[str], obstacles: Sequence[Box] = ()) -> None:
+    out.append('<g class="point-labels" fill="#111111" stroke="#ffffff" stroke-width="3" '
+               'stroke-linejoin="round" paint-order="stroke">')
+    for (text, _, _), (x, y, anchor) in zip(items, place_labels(items, markers, obstacles)):
+        out.append(f'<text class="point-label" x="{fmt(x)}" y="{fmt(y)}" font-size="{LABEL_FONT}" '
+                   f'text-anchor="{anchor}">{esc(text)}</text>')
+    out.append("</g>")
 
 
 def _open_svg(figure_id: str, title: str, desc: str, out: List[str]) -> None:
@@ -409,12 +459,8 @@ def landscape_svg(points: Sequence[LandscapePoint],
         out.append(f'<g class="point"><title>{esc(name)} ({esc(fam)}): Gold Hit {fmt(x)}, '
                    f'n-Clue Score {fmt(y)}</title>{marker(shape, colour, cx, cy)}</g>')
     out.append("</g>")
-    out.append('<g class="point-labels" fill="#111111" stroke="#ffffff" stroke-width="3" '
-               'stroke-linejoin="round" paint-order="stroke">')
-    for (name, _, x, y), on in zip(rows, show):
-        if on:
-            _point_label(name, axes.px(x), axes.py(y), out)
-    out.append("</g>")
+    _point_labels([(name, axes.px(x), axes.py(y)) for (name, _, x, y), on in zip(rows, show) if on],
+                  [(axes.px(x), axes.py(y)) for _, _, x, y in rows], out)
     _legend("Family", styles, out)
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -501,6 +547,7 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
                f'height="{fmt(PLOT_HEIGHT)}" fill="none" stroke="#333333" stroke-width="1"/>')
     _axis_labels(x_label, y_label, out)
     out.append('<g class="effects">')
+    whiskers: List[Box] = []
     for name, blk, dx, dy, xi, yi in rows:
         shape, colour = styles[blk]
         cx, cy = axes.px(dx), axes.py(dy)
@@ -509,11 +556,13 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
         whisk = f'stroke="{colour}" stroke-width="1.4"'
         if xi is not None:
             a, b = axes.px(xi[0]), axes.px(xi[1])
+            whiskers.append((a, cy - 4.0, b, cy + 4.0))
             parts.append(f'<path class="x-interval" d="M{fmt(a)} {fmt(cy)}H{fmt(b)}'
                          f'M{fmt(a)} {fmt(cy - 4)}V{fmt(cy + 4)}M{fmt(b)} {fmt(cy - 4)}V{fmt(cy + 4)}" '
                          f'fill="none" {whisk}/>')
         if yi is not None:
             a, b = axes.py(yi[0]), axes.py(yi[1])
+            whiskers.append((cx - 4.0, b, cx + 4.0, a))
             parts.append(f'<path class="y-interval" d="M{fmt(cx)} {fmt(a)}V{fmt(b)}'
                          f'M{fmt(cx - 4)} {fmt(a)}H{fmt(cx + 4)}M{fmt(cx - 4)} {fmt(b)}H{fmt(cx + 4)}" '
                          f'fill="none" {whisk}/>')
@@ -521,12 +570,8 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
         parts.append("</g>")
         out.append("".join(parts))
     out.append("</g>")
-    out.append('<g class="point-labels" fill="#111111" stroke="#ffffff" stroke-width="3" '
-               'stroke-linejoin="round" paint-order="stroke">')
-    for (name, _, dx, dy, _, _), on in zip(rows, show):
-        if on:
-            _point_label(name, axes.px(dx), axes.py(dy), out)
-    out.append("</g>")
+    _point_labels([(name, axes.px(dx), axes.py(dy)) for (name, _, dx, dy, _, _), on in zip(rows, show) if on],
+                  [(axes.px(dx), axes.py(dy)) for _, _, dx, dy, _, _ in rows], out, whiskers)
     _legend("Block", styles, out)
     out.append("</svg>")
     return "\n".join(out) + "\n"
