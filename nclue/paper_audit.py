@@ -40,7 +40,7 @@ what ``reproduce.py`` calls.
 import itertools
 import math
 import re
-from dataclasses import dataclass, field as dataclass_field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple

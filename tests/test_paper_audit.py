@@ -7,7 +7,6 @@ Expected values are worked out by hand in the comments (never printed by the cod
 import io
 import json
 import re
-import sys
 import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
