@@ -244,6 +244,11 @@ def _styles(groups: Sequence[str], order: Optional[Sequence[str]], what: str) ->
 
 
 def _labelled(all_labels: Sequence[str], wanted: Optional[Sequence[str]]) -> List[bool]:
+    seen: set = set()
+    for label in all_labels:
+        if label in seen:
+            raise NclueError(f"two points share the label {label!r}; labels must be unique")
+        seen.add(label)
     if wanted is None:
         return [True] * len(all_labels)
     wanted = [_check_text(w, "label to annotate") for w in wanted]
@@ -456,8 +461,8 @@ def landscape_svg(points: Sequence[LandscapePoint],
     for name, fam, x, y in rows:
         shape, colour = styles[fam]
         cx, cy = axes.px(x), axes.py(y)
-        out.append(f'<g class="point"><title>{esc(name)} ({esc(fam)}): Gold Hit {fmt(x)}, '
-                   f'n-Clue Score {fmt(y)}</title>{marker(shape, colour, cx, cy)}</g>')
+        out.append(f'<g class="point"><title>{esc(name)} ({esc(fam)}): {esc(x_label)} {fmt(x)}, '
+                   f'{esc(y_label)} {fmt(y)}</title>{marker(shape, colour, cx, cy)}</g>')
     out.append("</g>")
     _point_labels([(name, axes.px(x), axes.py(y)) for (name, _, x, y), on in zip(rows, show) if on],
                   [(axes.px(x), axes.py(y)) for _, _, x, y in rows], out)

@@ -260,7 +260,7 @@ def _table(lines: List[Line], i: int, out: List[str]) -> int:
         cells = _split_cells(row_text)
         if len(cells) != len(header):
             raise NclueError(f"Markdown line {row_no}: table row has {len(cells)} cells, the header "
-                             f"has {len(header)}")
+                             f"has {len(header)} (write a literal pipe as \\|, also inside code spans)")
         tags = []
         for c, cell in enumerate(cells):
             tag = "th" if row_headers and c == 0 else "td"

@@ -162,6 +162,8 @@ class Landscape(unittest.TestCase):
             landscape_svg([LandscapePoint("a\x00", "f", 1.0, 1.0)])
         with self.assertRaisesRegex(NclueError, "figure_id"):
             landscape_svg(points(), figure_id="bad id")
+        with self.assertRaisesRegex(NclueError, "two points share the label 'a'"):
+            landscape_svg([LandscapePoint("a", "f", 1.0, 1.0), LandscapePoint("a", "g", 2.0, 2.0)])
         with self.assertRaisesRegex(NclueError, "expected LandscapePoint"):
             landscape_svg([(1.0, 2.0)])
 
