@@ -92,6 +92,14 @@ class DecompositionTest(unittest.TestCase):
         hits = bm25_condition_wise(index, ["date", "cherry"], "product")
         self.assertEqual([h.docid for h in hits], ["d3"])
         self.assertAlmostEqual(hits[0].score, 3.11 / 4.76, places=12)
+        # page level (N 5, avgdl 2), apple and banana: apple's best d1 page is p2
+        # (ln2.4/1.75, len 1) and banana's is p1 (ln2.4/2.2 > d2's ln2.4/2.65); d2 has no apple
+        # -> unranked. d1 is the maximum of both lists (normalized 1 and 1): hmean 1, pages
+        # [p2, p1].
+        hits = bm25_condition_wise(index, ["apple", "banana"], "hmean", level="page")
+        self.assertEqual([(h.docid, h.score) for h in hits], [("d1", 1.0)])
+        self.assertEqual([p for p, _ in hits[0].pages], [2, 1])
+        self.assertAlmostEqual(hits[0].pages[0][1], math.log(2.4) / 1.75, places=12)
 
 
 if __name__ == "__main__":

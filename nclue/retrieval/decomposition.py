@@ -113,19 +113,34 @@ def bm25_condition_wise(index: LexicalIndex, conditions: Sequence[str], how: str
                         level: str = "doc", depth: int = 100, list_depth: int = 0) -> List[Hit]:
     """Lexical decomposition: condition ``i``'s list is document-level BM25 of condition ``i``
     (``level="doc"``) or its best page's BM25 (``level="page"``); ``list_depth`` > 0 cuts each
-    list before combining (0: every matching document)."""
+    list before combining (0: every matching document).
+
+    At page level each ranked document also carries its best page per condition (page, that
+    condition's page BM25), highest first; a page best for two conditions appears once, with the
+    higher score.
+    """
     lists: List[Dict[int, float]] = []
+    best_page: Dict[int, Dict[int, float]] = {}
     for condition in conditions:
         if level == "doc":
             scores = index.doc_scores(condition)
         elif level == "page":
             grouped = index.group_pages(index.page_scores(condition))
-            scores = {doc: max(score for score, _ in items) for doc, items in grouped.items()}
+            scores = {}
+            for doc, items in grouped.items():
+                score, page = min(items, key=lambda item: (-item[0], item[1]))
+                scores[doc] = score
+                pages = best_page.setdefault(doc, {})
+                pages[page] = max(pages.get(page, score), score)
         else:
             raise ValueError(f"unknown level {level!r}; expected doc or page")
         lists.append(truncate(scores, list_depth, index.collection.doc_rank))
     combined = {doc: score for doc, score in combine(lists, how).items() if score > 0}
-    return index.rank_docs(combined, depth)
+    if level == "doc":
+        return index.rank_docs(combined, depth)
+    pages_out = {doc: tuple(sorted(best_page[doc].items(), key=lambda item: (-item[1], item[0])))
+                 for doc in combined}
+    return index.rank_docs(combined, depth, pages_out)
 
 
 def rank_items(scores: Mapping[Hashable, float], depth: int) -> List[Tuple[Hashable, float]]:
