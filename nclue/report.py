@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from .claims import format_fixed
 from .coverage import coverage_report_table
 from .errors import InputError
+from .findings import findings_table
 from .formats import PathLike, read_json, sha256_file
 from .inference_report import TABLE_BUILDERS as INFERENCE_TABLE_BUILDERS
 from .metrics import DEFAULT_K, aggregate, outcomes, per_query_from_outcomes, query_facts
@@ -286,6 +287,7 @@ TABLE_BUILDERS: Dict[str, TableBuilder] = {
     "forms": forms_table,
     "instrument": instrument_table,
     "coverage": coverage_report_table,
+    "findings": findings_table,
     **INFERENCE_TABLE_BUILDERS,  # contrasts, contrast_sensitivity, membership_graph
 }
 

@@ -13,6 +13,7 @@ from .errors import InputError
 from .formats import write_json_atomic, write_text_atomic, dumps_canonical
 from .integrity import verify_manifest_coverage, verify_sha256sums, write_integrity_files
 from .report import ReleaseContext, build_tables, table_markdown, tables_json
+from .report_document import build_figures, figure_files, report_html, report_markdown
 
 
 @dataclass
@@ -60,6 +61,13 @@ def reproduce_release(root: Path, folder: Path, freeze: bool, summary: Summary,
     markdown += "\n".join(table_markdown(t) for t in tables)
     write_text_atomic(out / "tables.md", markdown)
     write_json_atomic(out / "tables.json", tables_json(folder.name, tables))
+    figures = build_figures(ctx)
+    for name, svg in figure_files(figures).items():
+        write_text_atomic(out / name, svg)
+    if figures or ctx.spec.get("title"):
+        document = report_markdown(ctx, tables, figures)
+        write_text_atomic(out / "REPORT.md", document)
+        write_text_atomic(out / "REPORT.html", report_html(ctx, document, figures))
     cells, decimals = {}, {}
     for table in tables:
         cells.update(table.cells())
