@@ -1,0 +1,42 @@
+"""Verdict rule of the findings table (nclue/findings.py), worked by hand."""
+
+import unittest
+from pathlib import Path
+
+from nclue.findings import verdict
+from nclue.report import ReleaseContext, build_tables
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Verdicts(unittest.TestCase):
+    def test_positive_direction(self):
+        self.assertEqual(verdict("+", 5.0, 1.0, 9.0), 1)     # right sign, CI above zero
+        self.assertEqual(verdict("+", 5.0, -1.0, 9.0), 0)    # right sign, CI spans zero
+        self.assertEqual(verdict("+", -5.0, -9.0, -1.0), -1)  # opposite sign
+        self.assertEqual(verdict("+", 0.0, -2.0, 2.0), 0)    # no difference: not contradicted
+
+    def test_negative_and_null_direction(self):
+        self.assertEqual(verdict("-", -3.0, -6.0, -0.5), 1)
+        self.assertEqual(verdict("-", 3.0, -1.0, 6.0), -1)
+        self.assertEqual(verdict("0", 0.0, -1.0, 1.0), 0)
+        self.assertEqual(verdict("0", 2.0, 0.5, 3.5), -1)
+
+
+class ExampleFindings(unittest.TestCase):
+    def test_example_findings(self):
+        ctx = ReleaseContext(ROOT / "data" / "example")
+        table = [t for t in build_tables(ctx) if t.table_id == "findings"][0]
+        rows = {key: cells for key, _, cells in table.rows}
+        # pages - lexical n-Clue: 4/6 - 3/6 = +16.7 points (tests/test_example_release.py);
+        # dense - lexical Gold Hit: 6/6 - 4/6 = +33.3 points.
+        self.assertAlmostEqual(rows["pages_vs_lexical"]["delta"], 100 / 6)
+        self.assertAlmostEqual(rows["dense_hit"]["delta"], 200 / 6)
+        # With 5 families a bootstrap interval of +16.7 spans zero (q3 and q4 move in
+        # opposite directions), so neither finding can be significant here.
+        self.assertLessEqual(rows["pages_vs_lexical"]["ci_lo"], 0.0)
+        self.assertEqual(rows["pages_vs_lexical"]["verdict"], 0.0)
+
+
+if __name__ == "__main__":
+    unittest.main()
