@@ -44,7 +44,7 @@ if str(ROOT) not in sys.path:
 from nclue.formats import dumps_canonical, write_bytes_atomic, gzip_bytes  # noqa: E402
 from producers import textrules  # noqa: E402
 
-STRATA = ((10, 19), (20, 49), (50, 99), (100, 300))
+STRATA = ((1, 9), (10, 19), (20, 49), (50, 99), (100, 300), (301, 10 ** 9))
 
 
 @dataclass(frozen=True)
@@ -157,8 +157,8 @@ def budget_sample(pages: Dict[str, int], budget: int, seed: int, exponent: float
 def stratum_of(pages: int) -> str:
     for lo, hi in STRATA:
         if lo <= pages <= hi:
-            return f"{lo}-{hi}"
-    return "other"
+            return f"{lo}-{hi}" if hi < 10 ** 9 else f">={lo}"
+    return "0"
 
 
 # ------------------------------------------------------------------------------------------

@@ -71,31 +71,39 @@ STOPWORDS: Dict[str, FrozenSet[str]] = {
 _WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
+_CJK_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CYRILLIC_RE = re.compile("[\u0400-\u04ff]")
+_GREEK_RE = re.compile("[\u0370-\u03ff]")
+
+
+_NON_LETTERS_RE = re.compile(r"[\W\d_]+")
+
+
+def count_letters(text: str) -> int:
+    """Number of letters (word characters that are neither digits nor underscore)."""
+    return len(_NON_LETTERS_RE.sub("", text))
+
+
 def _script_counts(text: str) -> Tuple[int, int, int, int]:
-    """(letters, cjk, cyrillic, greek) character counts."""
-    letters = cjk = cyr = greek = 0
-    for ch in text:
-        if not ch.isalpha():
-            continue
-        letters += 1
-        code = ord(ch)
-        if (0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF
-                or 0xF900 <= code <= 0xFAFF):
-            cjk += 1
-        elif 0x0400 <= code <= 0x04FF:
-            cyr += 1
-        elif 0x0370 <= code <= 0x03FF:
-            greek += 1
+    """(letters, cjk, cyrillic, greek) counts; letters as in :func:`count_letters`."""
+    letters = count_letters(text)
+    cjk = len(_CJK_RE.findall(text))
+    cyr = sum(1 for ch in _CYRILLIC_RE.findall(text) if ch.isalpha())
+    greek = sum(1 for ch in _GREEK_RE.findall(text) if ch.isalpha())
     return letters, cjk, cyr, greek
 
 
 def stopword_ratios(text: str) -> Tuple[int, Dict[str, float]]:
     """(number of words, fraction of words that are stopwords of each language)."""
-    words = [w.lower() for w in _WORD_RE.findall(text)]
-    n = len(words)
+    counts: Dict[str, int] = {}
+    n = 0
+    for w in _WORD_RE.findall(text):
+        w = w.lower()
+        counts[w] = counts.get(w, 0) + 1
+        n += 1
     ratios = {}
     for lang, stop in STOPWORDS.items():
-        ratios[lang] = (sum(1 for w in words if w in stop) / n) if n else 0.0
+        ratios[lang] = (sum(counts.get(w, 0) for w in stop) / n) if n else 0.0
     return n, ratios
 
 
@@ -317,10 +325,30 @@ def text_rule_headings(pages: Sequence[str], flags: Sequence[Sequence[str]]
 # Page quality
 
 _TOC_LINE_RE = re.compile(r"(?:(?:\.\s?){3,}|\s{2,})[0-9ivxlc]{1,4}\s*$")
-_INDEX_ENTRY_RE = re.compile(r"[^\W\d][^,]*,\s*[0-9]{1,4}(?:\s*[,–-]\s*[0-9]{1,4})*(?:\s{2,}|$)")
-_CONTENTS_HEAD_RE = re.compile(r"^\s*(?:Table of )?Contents\s*$", re.IGNORECASE)
-_INDEX_HEAD_RE = re.compile(r"^\s*(?:[0-9.]*\s*)?(?:General |Command |Subject )?Index\s*$",
-                            re.IGNORECASE)
+_INDEX_NUMBERS_RE = re.compile(r",\s*[0-9]{1,4}(?:\s*[,–-]\s*[0-9]{1,4})*(?:\s{2,}|$)")
+_LETTER_RE = re.compile(r"[^\W\d_]")
+
+
+def _is_toc_line(line: str) -> bool:
+    """Line ends with a page number (arabic or lower-case roman, <= 4 characters) after dot
+    leaders (3+ dots, optionally spaced) or 2+ spaces. Only the last 12 characters can take part
+    in such an ending, so only they are searched."""
+    return _TOC_LINE_RE.search(line.rstrip()[-12:]) is not None
+
+
+def _has_index_entry(line: str) -> bool:
+    """Line holds "term, N" (N = 1..4 digits, optionally more numbers or ranges after commas or
+    dashes), followed by 2+ spaces or the line end, with a letter between the previous comma
+    (or line start) and the comma."""
+    for m in _INDEX_NUMBERS_RE.finditer(line):
+        start = line.rfind(",", 0, m.start()) + 1
+        if _LETTER_RE.search(line, start, m.start()):
+            return True
+    return False
+# U+FFFD, private use area, and control characters other than tab/newline/CR/form feed.
+_BAD_CHAR_RE = re.compile("[\ufffd\ue000-\uf8ff\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+_CONTENTS_HEAD_RE = re.compile(r"(?:Table of )?Contents", re.IGNORECASE)
+_INDEX_HEAD_RE = re.compile(r"(?:[0-9.]+\s*)?(?:General |Command |Subject )?Index", re.IGNORECASE)
 
 
 def page_flags(text: str) -> List[str]:
@@ -334,25 +362,24 @@ def page_flags(text: str) -> List[str]:
     - ``index``: at least 5 non-blank lines and >= 40% of them hold an index entry ("word, 12"
       or "word, 12, 34-35"); or an "Index" heading in the top 5 lines and >= 20% such lines.
     """
-    nonspace = [ch for ch in text if not ch.isspace()]
-    n = len(nonspace)
+    compact = "".join(text.split())
+    n = len(compact)
     if n < 20:
         return ["empty"]
     flags = []
-    letters = sum(1 for ch in nonspace if ch.isalpha())
-    bad = sum(1 for ch in nonspace
-              if ch == "\ufffd" or 0xE000 <= ord(ch) <= 0xF8FF or unicodedata.category(ch) == "Cc")
+    letters = count_letters(compact)
+    bad = len(_BAD_CHAR_RE.findall(text))
     if letters / n < 0.35 or bad / n >= 0.10:
         flags.append("garbage")
     lines = [ln for ln in text.split("\n") if ln.strip()]
     if lines:
         top = lines[:5]
-        toc_share = sum(1 for ln in lines if _TOC_LINE_RE.search(ln.rstrip())) / len(lines)
-        contents_head = any(_CONTENTS_HEAD_RE.match(ln) for ln in top)
+        toc_share = sum(1 for ln in lines if _is_toc_line(ln)) / len(lines)
+        contents_head = any(_CONTENTS_HEAD_RE.fullmatch(ln.strip()) for ln in top)
         if (len(lines) >= 5 and toc_share >= 0.40) or (contents_head and toc_share >= 0.25):
             flags.append("toc")
-        index_share = sum(1 for ln in lines if _INDEX_ENTRY_RE.search(ln)) / len(lines)
-        index_head = any(_INDEX_HEAD_RE.match(ln) for ln in top)
+        index_share = sum(1 for ln in lines if _has_index_entry(ln)) / len(lines)
+        index_head = any(_INDEX_HEAD_RE.fullmatch(ln.strip()) for ln in top)
         if (len(lines) >= 5 and index_share >= 0.40) or (index_head and index_share >= 0.20):
             flags.append("index")
     return sorted(flags)

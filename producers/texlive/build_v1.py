@@ -71,8 +71,9 @@ def cmd_assemble(args) -> int:
         r["source"] = f"texlive:{r['package']}"
     config = pool.PoolConfig(release="v1", min_pages=MIN_PAGES, max_pages=MAX_PAGES,
                              page_budget=args.page_budget, seed=args.seed)
-    pool.assemble_pdf_release(rows, cache, build / "v1", config, manifest,
-                              pdfpipe.tool_versions(), ROOT / "provenance" / "sources_v1.json")
+    out = Path(args.out) if args.out else build / "v1"
+    prov = Path(args.provenance) if args.provenance else ROOT / "provenance" / "sources_v1.json"
+    pool.assemble_pdf_release(rows, cache, out, config, manifest, pdfpipe.tool_versions(), prov)
     return 0
 
 
@@ -83,6 +84,9 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--page-budget", type=int, default=30000)
     p.add_argument("--seed", type=int, default=20260401)
+    p.add_argument("--out", default=None, help="output folder (default BUILD/v1)")
+    p.add_argument("--provenance", default=None,
+                   help="provenance JSON to write (default provenance/sources_v1.json)")
     args = p.parse_args(argv)
     return cmd_extract(args) if args.stage == "extract" else cmd_assemble(args)
 

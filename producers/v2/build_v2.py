@@ -200,8 +200,9 @@ def cmd_assemble(args) -> int:
             capture_output=True, timeout=30).stdout.decode().strip()
     except (OSError, subprocess.TimeoutExpired):
         pass
-    counts = pool.write_release(result, build / "v2", packages, tools, config,
-                                ROOT / "provenance" / "sources_v2.json", timings)
+    out = Path(args.out) if args.out else build / "v2"
+    prov = Path(args.provenance) if args.provenance else ROOT / "provenance" / "sources_v2.json"
+    counts = pool.write_release(result, out, packages, tools, config, prov, timings)
     print(json.dumps(counts), file=sys.stderr)
     print(json.dumps(result["stats"], sort_keys=True), file=sys.stderr)
     return 0
@@ -214,6 +215,9 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--page-budget", type=int, default=12000)
     p.add_argument("--seed", type=int, default=20260402)
+    p.add_argument("--out", default=None, help="output folder (default BUILD/v2)")
+    p.add_argument("--provenance", default=None,
+                   help="provenance JSON to write (default provenance/sources_v2.json)")
     args = p.parse_args(argv)
     return cmd_extract(args) if args.stage == "extract" else cmd_assemble(args)
 
