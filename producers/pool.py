@@ -66,17 +66,16 @@ class PoolConfig:
 # near duplicates
 
 def near_duplicate_pairs(docs: Dict[str, List[str]], k: int = 5, threshold: float = 0.5,
-                         sample_mod: int = 16, max_posting: int = 64
-                         ) -> List[Tuple[str, str, float]]:
+                         sample_mod: int = 16) -> List[Tuple[str, str, float]]:
     """Pairs (a, b, J) with a < b and exact k-word-shingle Jaccard J >= threshold.
 
-    Candidates come from an inverted index over a deterministic 1/``sample_mod`` sample of the
-    shingles (CRC-32 of the shingle text divisible by ``sample_mod``; Broder's mod-m sampling),
-    ignoring shingles shared by more than ``max_posting`` documents; a pair is a candidate if its
-    sampled Jaccard >= threshold - 0.2. Every candidate's Jaccard is then computed exactly over
-    the full shingle sets (words of all pages of the document joined)."""
-    sampled: Dict[str, set] = {}
-    index: Dict[int, List[str]] = {}
+    Candidates: every pair of documents whose *sampled* shingle sets (CRC-32 of the shingle text
+    divisible by ``sample_mod``; Broder's mod-m sampling) have Jaccard >= threshold - 0.2,
+    compared all-pairs (pairs whose sampled set sizes differ by more than that ratio cannot
+    reach it and are skipped). Every candidate's Jaccard is then computed exactly over the full
+    shingle sets (words of all pages of the document joined)."""
+    low = threshold - 0.2
+    sampled: Dict[str, frozenset] = {}
     for docid in sorted(docs):
         words = textrules.words_of("\n".join(docs[docid]))
         s = set()
@@ -84,17 +83,20 @@ def near_duplicate_pairs(docs: Dict[str, List[str]], k: int = 5, threshold: floa
             h = zlib.crc32(" ".join(words[i:i + k]).encode("utf-8"))
             if h % sample_mod == 0:
                 s.add(h)
-        sampled[docid] = s
-        for h in s:
-            index.setdefault(h, []).append(docid)
-    counts: Dict[Tuple[str, str], int] = {}
-    for h, posting in index.items():
-        if len(posting) < 2 or len(posting) > max_posting:
-            continue
-        for i in range(len(posting)):
-            for j in range(i + 1, len(posting)):
-                key = (posting[i], posting[j])
-                counts[key] = counts.get(key, 0) + 1
+        sampled[docid] = frozenset(s)
+    order = sorted((d for d in sampled if sampled[d]), key=lambda d: (len(sampled[d]), d))
+    sizes = [len(sampled[d]) for d in order]
+    candidates = []
+    for i, a in enumerate(order):
+        sa = sampled[a]
+        limit = sizes[i] / low if low > 0 else float("inf")
+        for j in range(i + 1, len(order)):
+            if sizes[j] > limit:
+                break
+            sb = sampled[order[j]]
+            inter = len(sa & sb)
+            if inter and inter / (sizes[i] + sizes[j] - inter) >= low:
+                candidates.append(tuple(sorted((a, order[j]))))
     out = []
     cache: Dict[str, frozenset] = {}
 
@@ -103,11 +105,7 @@ def near_duplicate_pairs(docs: Dict[str, List[str]], k: int = 5, threshold: floa
             cache[docid] = textrules.shingles(textrules.words_of("\n".join(docs[docid])), k)
         return cache[docid]
 
-    for (a, b), inter in sorted(counts.items()):
-        sa, sb = sampled[a], sampled[b]
-        est = inter / (len(sa) + len(sb) - inter) if (sa or sb) else 0.0
-        if est < threshold - 0.2:
-            continue
+    for a, b in sorted(candidates):
         j = textrules.jaccard(full(a), full(b))
         if j >= threshold:
             out.append((a, b, j))

@@ -257,8 +257,8 @@ _CODE_CHARS = set("\\{}=;<>$%#&|[]_^~@*")
 def heading_candidate(line: str) -> Optional[Tuple[str, int]]:
     """(title, level) if ``line`` looks like a heading under the text rule, else None.
 
-    A heading line, after stripping: 3..60 characters, at most 7 words, no dot leaders, no
-    code characters (``\\ { } = ; < > $ % # & | [ ] _ ^ ~ @ *``), not ending in ``, ; :`` or a
+    A heading line, after stripping: 3..60 characters, at most 7 words, no dot leaders, no run of
+    3+ spaces (a table row in -layout output), no code characters (``\\ { } = ; < > $ % # & | [ ] _ ^ ~ @ *``), not ending in ``, ; :`` or a
     digit-only token after text (TOC entry), containing at least 3 letters, and whose first
     character after an optional numbering prefix ("2.3 ", "A.1 ", "Chapter 4 ") is an upper-case
     letter. The title is the line without its numbering prefix. Level = 1 + number of dots in a
@@ -267,7 +267,7 @@ def heading_candidate(line: str) -> Optional[Tuple[str, int]]:
     s = line.strip()
     if not (3 <= len(s) <= 60):
         return None
-    if _DOT_LEADER_RE.search(s) or any(ch in _CODE_CHARS for ch in s):
+    if _DOT_LEADER_RE.search(s) or any(ch in _CODE_CHARS for ch in s) or "   " in s:
         return None
     if s[-1] in ",;:":
         return None

@@ -115,6 +115,7 @@ class Outline(unittest.TestCase):
         self.assertIsNone(t.heading_candidate("Introduction 3"))  # trailing page number
         self.assertIsNone(t.heading_candidate("\\usepackage{foo}"))  # code characters
         self.assertIsNone(t.heading_candidate("this is lower case"))
+        self.assertIsNone(t.heading_candidate("Glyph     Command"))  # table row (3+ spaces)
         self.assertIsNone(t.heading_candidate("A sentence that is much too long to be a heading"))
 
     def test_text_rule_uses_blank_line_context_and_toc_limit(self):
