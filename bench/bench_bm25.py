@@ -15,6 +15,9 @@ Protocol (one subprocess per system, so peak memory is measured per system):
   ``(k1 + 1)`` factor, so only its speed is compared.
 - Queries: the clean form of every query in ``--queries`` (a release's queries.jsonl), top 100.
   rank_bm25 scores every unit per query in Python, so it runs on the first ``--rank-bm25-queries``.
+- Ties: bm25s's candidates are ordered with nclue's tie rule (score descending, then docid, then
+  page), applied over every unit scoring at least the 100th score, so that "identical top-100"
+  compares the rankings and not two tie conventions.
 - Reported: index build time (nclue from page text, tokenization included; peers from
   pre-tokenized lists, tokenization time reported separately), queries/s (single process, single
   thread), peak RSS (``resource.getrusage().ru_maxrss``) and the RSS growth of the build.
@@ -133,6 +136,11 @@ def worker_bm25s(args):
     after = current_rss_mb()
     vocab = model.vocab_dict
     analyzed = [(qid, [vocab[t] for t in tokenize(text) if t in vocab]) for qid, text in queries]
+    # nclue's tie rule (docid ascending, then page) as a rank per unit, to compare like with like
+    order = sorted(range(len(keys)), key=lambda i: (keys[i].rsplit("#", 1)[0],
+                                                   int(keys[i].rsplit("#", 1)[1])))
+    tie_rank = np.empty(len(keys), dtype=np.int64)
+    tie_rank[np.asarray(order)] = np.arange(len(keys))
     started = time.perf_counter()
     results = {}
     for qid, ids in analyzed:
@@ -142,8 +150,10 @@ def worker_bm25s(args):
         scores = model.get_scores(ids)
         k = min(DEPTH, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        results[qid] = [[keys[i], float(scores[i])] for i in top if scores[i] > 0]
+        threshold = scores[top].min()
+        pool = np.nonzero((scores >= threshold) & (scores > 0))[0]
+        pool = pool[np.lexsort((tie_rank[pool], -scores[pool]))][:k]
+        results[qid] = [[keys[i], float(scores[i])] for i in pool]
     seconds = time.perf_counter() - started
     # bm25s's own batched retrieve() (its documented entry point), same queries
     batch = [[t for t in tokenize(text) if t in vocab] for _, text in queries]
