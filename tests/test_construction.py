@@ -117,6 +117,9 @@ class EntityTest(unittest.TestCase):
     def test_groups_and_display(self):
         self.assertEqual(entities.group_key("ConTEXt"), "context")
         self.assertEqual(entities.group_key("CONTEXT"), "CONTEXT")  # acronyms are not merged
+        self.assertEqual(entities.group_key("TEXT"), "TEXT")
+        self.assertEqual(entities.group_key("XELATEX"), "xelatex")  # ... except TeX logos
+        self.assertEqual(entities.group_key("LATEX3"), "latex3")
         self.assertIsNone(entities.group_key("context"))
         self.assertEqual(entities.display_variant({"MiKTeX": 2, "mikTEX": 9, "MiKTEX": 5}), "MiKTeX")
         self.assertEqual(entities.display_variant({"LATEX2e": 4, "LaTEX2e": 4}), "LATEX2e")
@@ -132,6 +135,20 @@ class EntityTest(unittest.TestCase):
             self.assertEqual(inventory.support["entity:ConTeXt"], {"x": (2,), "z": (2,)})
             variants = {c.cid: c.variants for c in inventory.conditions}
             self.assertEqual(variants["entity:ConTeXt"], ("ConTEXt", "ConTeXt"))
+
+
+class RedundancyTest(unittest.TestCase):
+    def test_jaccard_twins_are_dropped(self):
+        from nclue.instrument.inventory import Condition, drop_redundant
+        support = {"entity:X": {f"d{i}": (1,) for i in range(10)},          # 10 documents
+                   "entity:Y": {f"d{i}": (2,) for i in range(9)},           # 9 of them: J 0.9
+                   "section:z": {f"d{i}": (3,) for i in range(5, 15)}}      # J with X 5/15
+        conds = [Condition(c, c.split(":")[0], c, len(d)) for c, d in support.items()]
+        kept, dropped = drop_redundant(conds, support, 0.8)
+        self.assertEqual(sorted(c.cid for c in kept), ["entity:X", "section:z"])
+        self.assertEqual(dropped, {"entity:Y": "document set Jaccard 0.900 with entity:X"})
+        kept, dropped = drop_redundant(conds, support, 0.95)
+        self.assertEqual(len(kept), 3)
 
 
 class FixtureTest(unittest.TestCase):

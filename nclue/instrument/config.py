@@ -24,6 +24,11 @@ DEFAULT_ENTITY_EXCLUDE: Dict[str, str] = {
     "MERCHANTABILITY": "licence warranty disclaimer boilerplate, not a topic",
     "FITNESS": "licence warranty disclaimer boilerplate, not a topic",
     "NONINFRINGEMENT": "licence warranty disclaimer boilerplate, not a topic",
+    "UIT": "publisher name in bibliography entries (UIT Cambridge), not a topic",
+    "IWT": "publisher name in bibliography entries (IWT Vaterstetten), not a topic",
+    "TMP": "fragment of internal macro names in implementation listings (\\TMP@EnsureCode)",
+    "EnsureCode": "fragment of internal macro names in implementation listings (\\TMP@EnsureCode)",
+    "AtEnd": "fragment of internal macro names in implementation listings (\\LTXcmds@AtEnd)",
     "GMS94": "citation label built from author initials (author names are not conditions)",
     "NeedsTeXFormat": _BOILERPLATE, "ProvidesPackage": _BOILERPLATE, "ProvidesFile": _BOILERPLATE,
     "ProvidesClass": _BOILERPLATE, "ProvidesExplPackage": _BOILERPLATE,
@@ -52,6 +57,9 @@ class ConstructionConfig:
     documents``.  A conjunction is *rare* when 1 to ``max_holders`` documents hold every condition
     and at least one of them is gold.  One document may be gold for at most ``max_gold_per_doc``
     test queries and one condition may appear in at most ``max_queries_per_condition`` of them.
+    A condition whose document set has Jaccard similarity >= ``max_jaccard`` with that of a more
+    frequent kept condition is dropped as redundant (template families such as the datetime2
+    region modules repeat one macro vocabulary in 26 documents).
     ``page_gates`` False gives a document-level release (every all-condition document is gold).
     """
 
@@ -67,6 +75,7 @@ class ConstructionConfig:
     max_holders: int = 5
     max_gold_per_doc: int = 10
     max_queries_per_condition: int = 40
+    max_jaccard: float = 0.8
     page_gates: bool = True
     excluded_page_flags: Tuple[str, ...] = ("empty", "garbage", "index", "toc")
     entity_exclude: Dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ENTITY_EXCLUDE))
@@ -129,6 +138,8 @@ def _check(config: ConstructionConfig, source: str) -> None:
         problems.append("three_fraction must lie in [0, 1]")
     if config.min_df < 1:
         problems.append("min_df must be >= 1")
+    if not 0.0 < config.max_jaccard <= 1.0:
+        problems.append("max_jaccard must lie in (0, 1]")
     if not 0.0 < config.max_df_fraction <= 1.0:
         problems.append("max_df_fraction must lie in (0, 1]")
     if config.max_holders < 1 or config.max_gold_per_doc < 1 or config.max_queries_per_condition < 1:

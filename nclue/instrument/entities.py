@@ -21,8 +21,8 @@ optionally ending in T, F or TF).
 Surface variants: pdftotext renders the TeX logos in small capitals, so one term appears as
 ``BibTeX`` and ``BibTEX``, ``ConTeXt`` and ``ConTEXt``, ``MiKTeX`` and ``mikTEX``.  Mixed-case
 candidates with equal case-folded forms are one condition (:func:`group_key`); a page supports it
-when any variant occurs.  Acronyms are never merged with other spellings (CONTEXT in a heading is
-the English word).  The condition is shown as :func:`display_variant`.
+when any variant occurs.  Other acronyms are never merged with other spellings (CONTEXT in a heading
+is the English word); an all-capitals TeX logo (LATEX3, XELATEX) is.  The condition is shown as :func:`display_variant`.
 
 Plain lower-case words (package names such as geometry, listings) and capitalized words are not
 candidates: their case cannot tell the technical reading from the English word.  An acronym is
@@ -79,13 +79,19 @@ def document_frequencies(doc_words: Iterable[Set[str]]) -> Counter:
     return counts
 
 
+_TEX_LOGO = re.compile(r"TEX(?!T)")
+
+
 def group_key(token: str) -> Optional[str]:
-    """The condition a candidate token belongs to: case-folded for mixed case, itself for an
-    acronym; None for a non-candidate."""
+    """The condition a candidate token belongs to: case-folded for mixed case and for a TeX logo
+    set entirely in capitals (LATEX3, XELATEX, TEXMF: ``TEX`` not followed by ``T``, so TEXT and
+    CONTEXT stay apart), the token itself for any other acronym; None for a non-candidate."""
     shape = term_shape(token)
     if shape is None:
         return None
-    return token.casefold() if shape == "mixed" else token
+    if shape == "mixed" or _TEX_LOGO.search(token):
+        return token.casefold()
+    return token
 
 
 def display_variant(variant_df: Mapping[str, int]) -> str:

@@ -107,6 +107,29 @@ def candidate_words(inputs: BuildInput, excluded_flags) -> WordCounts:
     return WordCounts(per_page, word_df, dict(variant_df), group_df)
 
 
+def jaccard(a, b) -> float:
+    union = len(set(a) | set(b))
+    return len(set(a) & set(b)) / union if union else 0.0
+
+
+def drop_redundant(conditions: List[Condition], support: Dict[str, Dict[str, Tuple[int, ...]]],
+                   max_jaccard: float) -> Tuple[List[Condition], Dict[str, str]]:
+    """Keep conditions greedily by descending df (then id); drop one whose document set has
+    Jaccard similarity >= ``max_jaccard`` with an already kept condition's.  Returns the kept
+    conditions and ``{dropped id: reason}``."""
+    kept: List[Condition] = []
+    dropped: Dict[str, str] = {}
+    for cond in sorted(conditions, key=lambda c: (-len(support[c.cid]), c.cid)):
+        docs = support[cond.cid]
+        twin = next((k for k in kept if jaccard(docs, support[k.cid]) >= max_jaccard), None)
+        if twin is None:
+            kept.append(cond)
+        else:
+            dropped[cond.cid] = (f"document set Jaccard {jaccard(docs, support[twin.cid]):.3f} with "
+                                 f"{twin.cid}")
+    return kept, dict(sorted(dropped.items()))
+
+
 def build_inventory(inputs: BuildInput, config: ConstructionConfig) -> Inventory:
     """Select the conditions and compute P0(d, c) for every document."""
     n_docs = len(inputs.documents)
@@ -152,6 +175,9 @@ def build_inventory(inputs: BuildInput, config: ConstructionConfig) -> Inventory
         conditions.append(Condition(cid, "entity", term, len(per_doc), variants))
         support[cid] = per_doc
 
+    conditions, redundant = drop_redundant(conditions, support, config.max_jaccard)
+    for cid in redundant:
+        del support[cid]
     conditions.sort(key=lambda c: c.cid)
     record = {
         "sections": [{"id": f"section:{key}", "df": df_, "name": sections.display_name(key, surface_df[key]),
@@ -161,5 +187,6 @@ def build_inventory(inputs: BuildInput, config: ConstructionConfig) -> Inventory
         "entities": [{"id": f"entity:{t}", "df": c, "shape": s, "variants": list(v)}
                      for t, c, s, v in sorted(chosen)],
         "entities_rejected": dict(sorted(rejected.items())),
+        "redundant_conditions": redundant,
     }
     return Inventory(tuple(conditions), support, record)

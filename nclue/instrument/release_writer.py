@@ -104,7 +104,9 @@ RULES = {
                "x its df is an English word in capitals; author names and reviewed non-technical "
                "words are excluded (entity_exclude)."),
     "selection": ("Conditions of each kind with min_df <= df <= max_df_fraction x documents, most "
-                  "frequent first, up to max_section_conditions / max_entity_terms."),
+                  "frequent first, up to max_section_conditions / max_entity_terms; then, by "
+                  "descending df, a condition whose document set has Jaccard >= max_jaccard with a "
+                  "kept condition's is dropped as redundant."),
     "conjunction": ("Candidates: 2 or 3 conditions with distinct display names, held together by 1 to "
                     "max_holders documents of which at least one is gold. Seeded shuffle, greedy "
                     "acceptance (pairs first) under max_gold_per_doc and max_queries_per_condition."),
@@ -158,6 +160,11 @@ def conditions_markdown(record: Dict[str, Any]) -> str:
               "## Conditions", "", "| id | kind | shown as | df | matched spellings |", "|---|---|---|---|---|"]
     lines += [f"| `{c['id']}` | {c['kind']} | {c['name']} | {c['df']} | {', '.join(c.get('variants', []))} |"
               for c in record["conditions"]]
+    redundant = record["vocabulary"].get("redundant_conditions", {})
+    if redundant:
+        lines += ["", "## Conditions dropped as redundant (same documents as a kept condition)", "",
+                  "| id | reason |", "|---|---|"]
+        lines += [f"| `{c}` | {r} |" for c, r in redundant.items()]
     rejected = record["vocabulary"].get("entities_rejected", {})
     if rejected:
         lines += ["", "## Entity candidates in the df range that were rejected", "",
