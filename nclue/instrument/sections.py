@@ -53,6 +53,7 @@ ALIASES: Dict[str, str] = {
     "bugs": "known issues",
     "general index": "index",
     "thanks": "acknowledgements",
+    "authors": "author",
     "the implementation": "implementation",
     "the code": "implementation",
     "code": "implementation",
@@ -84,7 +85,12 @@ EXCLUDED = frozenset({
     "contents", "table of contents", "toc", "title", "title page", "cover", "front matter",
     "frontmatter", "back matter", "backmatter", "main matter", "mainmatter", "document",
     "untitled", "appendix", "appendices", "list of figures", "list of tables", "index",
-})
+    # Admonition boxes and version notes that HTML/POD rendering turns into headings (v2).
+    "note", "warning", "tip", "important", "attention", "caution", "danger", "hint", "see also",
+    "part of the stable abi",
+} | {f"{what} in version {major} {minor}" for what in ("new", "changed")
+     for major in (2, 3) for minor in range(13)}
+  | {f"deprecated since version {major} {minor}" for major in (2, 3) for minor in range(13)})
 
 MAX_WORDS = 6
 
