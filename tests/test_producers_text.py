@@ -16,6 +16,9 @@ _SPEC = importlib.util.spec_from_file_location("producers_textrules",
                                                ROOT / "producers" / "textrules.py")
 t = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(t)
+_SPEC_POOL = importlib.util.spec_from_file_location("producers_pool", ROOT / "producers" / "pool.py")
+pool = importlib.util.module_from_spec(_SPEC_POOL)
+_SPEC_POOL.loader.exec_module(pool)
 
 
 class FormFeedSplit(unittest.TestCase):
@@ -189,6 +192,50 @@ class HtmlToText(unittest.TestCase):
                  "    body", "        verbatim"]
         self.assertEqual(t.pod_headings(lines),
                          [("NAME", 1, 0), ("SECURITY", 1, 3), ("Taint mode", 2, 4)])
+
+
+class PoolRules(unittest.TestCase):
+    def test_budget_single_document_closed_form(self):
+        # One 100-page document, budget 99: it is kept iff u < sqrt(c / 100), i.e. c > 100 u^2,
+        # so the largest c that keeps nothing is c = 100 u^2 (to the 1e-6 bisection tolerance).
+        u = pool.unit_hash(7, "a")
+        kept, c = pool.budget_sample({"a": 100}, 99, 7)
+        self.assertEqual(kept, [])
+        self.assertAlmostEqual(c, 100 * u * u, delta=1e-5)
+
+    def test_budget_fits_and_is_monotone(self):
+        pages = {f"d{i}": 10 + 7 * i for i in range(40)}  # 10, 17, ..., 283 pages
+        total = sum(pages.values())  # 40*10 + 7*(0+...+39) = 400 + 5460 = 5860
+        self.assertEqual(pool.budget_sample(pages, total, 1)[0], sorted(pages))
+        small, _ = pool.budget_sample(pages, 1000, 1)
+        large, _ = pool.budget_sample(pages, 3000, 1)
+        self.assertLessEqual(sum(pages[d] for d in small), 1000)
+        self.assertLessEqual(sum(pages[d] for d in large), 3000)
+        self.assertTrue(set(small) <= set(large))  # kept sets grow with c
+
+    def test_keep_probability(self):
+        self.assertEqual(pool.keep_probability(4, 16, 0.5), 1.0)  # (16/4)^.5 = 2 -> capped at 1
+        self.assertAlmostEqual(pool.keep_probability(64, 16, 0.5), 0.5)  # (16/64)^.5
+
+    def test_representative_prefers_released_then_longer(self):
+        rows = [{"sha256": "x", "docid": "tl:latex-dev.base.a", "path": "latex-dev/base/a.pdf",
+                 "pages": 30},
+                {"sha256": "x", "docid": "tl:latex.base.a", "path": "latex/base/a.pdf", "pages": 30},
+                {"sha256": "y", "docid": "tl:b2", "path": "b/b2.pdf", "pages": 12},
+                {"sha256": "y", "docid": "tl:b1", "path": "b/b1.pdf", "pages": 12}]
+        self.assertEqual(pool.exact_representatives(rows), {"x": "tl:latex.base.a", "y": "tl:b1"})
+
+    def test_near_duplicate_pairs(self):
+        # a and b: the same 2,000 distinct words -> J = 1. d shares the first 1,000 words and
+        # then has 1,000 other words: 1,996 shingles each, 996 shared (those inside w0..w999),
+        # J = 996 / (1996 + 1996 - 996) = 996 / 2996 = 0.33 < 0.5 -> not a pair.
+        a = " ".join(f"w{i}" for i in range(2000))
+        d = " ".join([f"w{i}" for i in range(1000)] + [f"x{i}" for i in range(1000)])
+        # b holds a's words on two pages (pages are joined with a newline before tokenizing).
+        b = [" ".join(f"w{i}" for i in range(1000)), " ".join(f"w{i}" for i in range(1000, 2000))]
+        pairs = pool.near_duplicate_pairs({"a": [a], "b": b, "d": [d]})
+        self.assertEqual([(x, y) for x, y, _ in pairs], [("a", "b")])
+        self.assertEqual(pairs[0][2], 1.0)
 
 
 class DocIds(unittest.TestCase):
