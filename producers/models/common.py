@@ -106,7 +106,8 @@ def _locked(path: Path):
 
 
 INDEX_FIELDS = ("id", "file", "family", "operation", "base", "form", "configuration", "producer",
-                "model", "package_version", "weight_sha256", "settings", "sha256", "block")
+                "model", "package_version", "weight_sha256", "settings", "sha256", "block",
+                "privileged")
 
 
 def record_runs(entries: List[dict]) -> None:

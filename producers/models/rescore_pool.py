@@ -1,13 +1,13 @@
 """Fixed-pool re-scoring with MiniLM (the reranking block's dense counterpart).
 
-    nice -n 5 python producers/models/rescore_pool.py --pool bm25_or_clean --form clean
+    nice -n 5 python producers/models/rescore_pool.py --pool bm25_or.clean --form clean
 
 The candidate pool is the top 100 of a frozen lexical run (data/v1/runs/<pool>.jsonl.gz, the
 retrieval engineer's BM25); each pooled document is re-scored by MiniLM with the query form
 ``--form`` encoded once and the document's best page (``--aggregation best``) or 3-best-page mean
 (``top3``); documents outside the pool are never added (n-Clue paper, supplement 2: "text
 reranking uses a fixed top-100 pool"). Ties: score desc, then docid asc. Run id:
-``minilm_pool_{aggregation}_{pool}``.
+``minilm_pool_{aggregation}_{pool system}.{form}`` (e.g. minilm_pool_best_bm25_or.clean).
 """
 
 import argparse
@@ -48,13 +48,13 @@ def main():
         scored = sorted(((float(s[doc_pos[d]]), d) for d in cands), key=lambda x: (-x[0], x[1]))
         pages = {d: coll.top_pages(m, doc_pos[d], PAGES_DELIVERED) for _, d in scored[:PAGES_TOP_DOCS]}
         rows.append(ranked_row(qid, [d for _, d in scored], [v for v, _ in scored], pages))
-    run_id = f"minilm_pool_{args.aggregation}_{args.pool}"
+    run_id = f"minilm_pool_{args.aggregation}_{args.pool.split('.')[0]}.{args.form}"
     sha = write_run_rows(run_id, rows)
     ident = minilm_identity()
     from common import sha256_file
     entry = {"id": run_id, "file": f"{run_id}.jsonl.gz", "family": "dense",
              "operation": "fixed-pool re-scoring", "base": args.pool, "form": args.form,
-             "block": "reranking", "producer": PRODUCER, "model": ident["model"],
+             "block": "reranking", "producer": PRODUCER, "privileged": False, "model": ident["model"],
              "configuration": {"pool": args.pool, "pool_depth": DEPTH,
                                "pool_sha256": sha256_file(pool_path),
                                "page_aggregation": args.aggregation},

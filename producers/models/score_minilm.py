@@ -6,9 +6,9 @@ Needs build/models/minilm/ (embed_pages.py) and data/v1/queries.jsonl. Writes
 data/v1/runs/<id>.jsonl.gz, entries in data/v1/runs/index.json and provenance/model_runs.json.
 
 Runs (depth 100, n-Clue paper supplement 2):
-* ``minilm_joint_{best,top3}_{form}``: the query form encoded once; document score = best page
+* ``minilm_joint_{best,top3}.{form}``: the query form encoded once; document score = best page
   (page MaxSim analogue) or mean of the 3 best pages.
-* ``minilm_dec_{min,product,hmean}_{best,top3}_{form}``: each condition encoded separately
+* ``minilm_cond_{min,product,hmean}_{best,top3}.{form}``: each condition encoded separately
   (raw form: the bare condition text; clean and natural forms: the quoted condition, as the
   clean form renders it, so natural = clean by construction), one list per condition over
   *every* document (list depth 0, the retrieval engineer's default), combined with
@@ -97,7 +97,7 @@ def main():
     def entry(run_id, sha, operation, base, form, configuration, block):
         return {"id": run_id, "file": f"{run_id}.jsonl.gz", "family": "dense",
                 "operation": operation, "base": base, "form": form, "block": block,
-                "configuration": configuration, "producer": PRODUCER,
+                "configuration": configuration, "producer": PRODUCER, "privileged": False,
                 "model": ident["model"], "package_version": ident["package_version"],
                 "weight_sha256": ident["weight_sha256"], "settings": settings, "sha256": sha,
                 "environment": {k: ident[k] for k in ("torch", "transformers",
@@ -109,10 +109,10 @@ def main():
                 t = time.time()
                 rows = [joint_row(coll, qid, vec[queries[qid].forms[form]], agg, DEPTH)
                         for qid in qids]
-                run_id = f"minilm_joint_{agg}_{form}"
+                run_id = f"minilm_joint_{agg}.{form}"
                 sha = write_run_rows(run_id, rows)
                 op = "page MaxSim (best page)" if agg == "best" else "top-3 page average"
-                base = None if agg == "best" else f"minilm_joint_best_{form}"
+                base = None if agg == "best" else f"minilm_joint_best.{form}"
                 block = "representation" if form == "clean" else "query forms"
                 entries.append(entry(run_id, sha, op, base, form,
                                      {"query": f"{form} form, encoded once", "page_aggregation": agg},
@@ -148,10 +148,10 @@ def main():
                             pages[d] = sorted(best.items(), key=lambda x: (-x[1], x[0]))
                         rows.append(ranked_row(qid, [d for d, _ in ranked],
                                                [v for _, v in ranked], pages))
-                    run_id = f"minilm_dec_{how}_{agg}_{form}"
+                    run_id = f"minilm_cond_{how}_{agg}.{form}"
                     sha = write_run_rows(run_id, rows)
                     entries.append(entry(
-                        run_id, sha, f"condition-wise {how}", f"minilm_joint_{agg}_{form}", form,
+                        run_id, sha, f"condition lists (MiniLM {agg} page) + {how}", f"minilm_joint_{agg}.{form}", form,
                         {"conditions": "bare text" if form == "raw" else "quoted (clean rendering)",
                          "page_aggregation": agg, "combiner": how, "normalization": "minmax",
                          "list_depth": "all documents",

@@ -10,12 +10,15 @@ to depth 100 (eq. 3); the m lists are merged by round robin (eq. 4,
 ``nclue.retrieval.fusion.round_robin``: scores 1/position) to depth 100.
 
 Controls:
-* ``spin_random_m{m}_l{layer}``: untrained random vectors with the same norms as the learned
+Run ids: ``spin_m{m}_l{layer}.natural``.
+
+* ``spin_random_m{m}_l{layer}.natural``: untrained random vectors with the same norms as the learned
   ones (Gaussian directions from numpy's default_rng(seed 20260 + 10 m + layer)); stored as
   provenance/spin/random_m{m}_l{layer}.npy with their sha256.
-* ``minilm_oracle_rr_best``: the oracle that embeds each condition separately (quoted, as the
-  SPIN targets) and merges the condition lists by the same round robin.
-* The naive m = 1 baseline is ``minilm_joint_best_natural`` (score_minilm.py).
+* ``minilm_cond_rr.clean``: the oracle that embeds each condition separately (quoted, as the
+  SPIN targets and the clean form render it) and merges the best-page condition lists by the
+  same round robin (the MiniLM twin of bm25_cond_rr.clean).
+* The naive m = 1 baseline is ``minilm_joint_best.natural`` (score_minilm.py).
 """
 
 import argparse
@@ -94,13 +97,15 @@ def main():
                 "pages_field": f"top-{PAGES_TOP_DOCS} documents, best page under each steered "
                                "embedding (<= 3)"}
 
-    def entry(run_id, sha, operation, base, configuration, family="dense"):
+    def entry(run_id, sha, operation, base, configuration, family="dense", extra=None):
         return {"id": run_id, "file": f"{run_id}.jsonl.gz", "family": family,
-                "operation": operation, "base": base, "form": "natural",
+                "operation": operation, "base": base, "form": run_id.rsplit(".", 1)[1],
+                "privileged": False,
                 "block": "perspective coverage (SPIN)", "configuration": configuration,
                 "producer": PRODUCER, "model": ident["model"],
                 "package_version": ident["package_version"],
-                "weight_sha256": ident["weight_sha256"], "settings": settings, "sha256": sha}
+                "weight_sha256": ident["weight_sha256"], "settings": dict(settings, **(extra or {})),
+                "sha256": sha}
 
     entries = []
     if not args.skip_oracle:
@@ -109,12 +114,13 @@ def main():
         emb = st.encode(texts, batch_size=32, convert_to_numpy=True)
         vec = {x: emb[i] for i, x in enumerate(texts)}
         per_q = [np.stack([vec[quote_condition(c)] for c in queries[q].conditions]) for q in qids]
-        run_id = "minilm_oracle_rr_best"
+        run_id = "minilm_cond_rr.clean"
         sha = write_run_rows(run_id, rr_rows(coll, qids, per_q))
-        entries.append(entry(run_id, sha, "oracle: condition lists, round robin",
-                             "minilm_joint_best_natural",
-                             {"conditions": "quoted, embedded separately (privileged: reads the "
-                                            "condition list)"}))
+        entries.append(entry(run_id, sha, "condition lists (MiniLM best page) + round robin "
+                             "(Multi3IR eq. 4; SPIN's oracle)", "minilm_joint_best.clean",
+                             {"conditions": "quoted, embedded separately (reads the condition "
+                                            "list, like every condition-wise run)"},
+                             extra={"input_form": "condition list (quoted, clean rendering)"}))
         record_runs(entries)
         log("%s written (%.0f s)" % (run_id, time.time() - t))
 
@@ -133,7 +139,7 @@ def main():
                                                layer)
             log("layer-%d states of %d test queries (%.0f s)" % (layer, len(qids), time.time() - t))
         states = states_cache[layer]
-        variants = [(name, vectors, "trained")]
+        variants = [(f"{name}.natural", vectors, "trained")]
         if layer in args.random_layers:
             rng = np.random.default_rng(20260 + 10 * m + layer)
             d = rng.standard_normal(vectors.shape)
@@ -148,7 +154,7 @@ def main():
                            "vectors_sha256": sha256_file(OUT / f"{rname}.npy")}, fh, indent=2,
                           sort_keys=True)
                 fh.write("\n")
-            variants.append((f"spin_random_m{m}_l{layer}", rand, "random"))
+            variants.append((f"spin_random_m{m}_l{layer}.natural", rand, "random"))
         for run_id, vecs, kind in variants:
             t = time.time()
             emb = steered(st, states, layer, vecs)
@@ -160,7 +166,7 @@ def main():
                     "seed": meta.get("hyper_parameters", {}).get("seed")}
             op = ("SPIN: m steered embeddings, round robin" if kind == "trained"
                   else "control: random vectors of the learned norms, round robin")
-            entries.append(entry(run_id, sha, op, "minilm_joint_best_natural", conf))
+            entries.append(entry(run_id, sha, op, "minilm_joint_best.natural", conf))
             record_runs(entries)
             log("%s written (%.0f s)" % (run_id, time.time() - t))
     log("done: %d runs" % len(entries))

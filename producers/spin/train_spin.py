@@ -13,7 +13,7 @@ Hyper-parameters (app. C.3.2 unless stated): AdamW (torch defaults: betas 0.9/0.
 decay 0.01), cosine schedule with 3% warm-up, batch 32, init N(0, 0.01^2), tau 0.1, b 0.5,
 in-batch negatives. Chosen here (CPU budget; the paper gives no step count for SPIN): a fixed
 number of optimisation steps (``--steps``) over a seeded shuffle of the training queries; the
-learning rate is chosen from LR_GRID at m = 5, mid layer (3 of 6), by the noisy-OR loss on the
+learning rate is chosen from LR_GRID at m = 1, mid layer (3 of 6), by the noisy-OR loss on the
 validation queries, and reused for every grid cell. Layers (1-based outputs of the 6-layer
 encoder): early 1, mid 3 (= L/2), late 5 -- the paper's 6/18/30 of 36 scaled to L = 6.
 
@@ -50,7 +50,7 @@ LR_GRID = (1e-3, 1e-2, 1e-1)
 LAYERS = {"early": 1, "mid": 3, "late": 5}
 MS = (1, 3, 5, 7)
 SEED = 13
-LR_CELL = (5, 3)        # m, layer of the learning-rate selection
+LR_CELL = (1, 3)        # m, layer of the learning-rate selection (m = 1: the cheapest cell; CPU budget)
 VAL_QUERIES = 512
 
 
