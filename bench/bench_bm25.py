@@ -20,7 +20,8 @@ Protocol (one subprocess per system, so peak memory is measured per system):
   compares the rankings and not two tie conventions.
 - Reported: index build time (nclue from page text, tokenization included; peers from
   pre-tokenized lists, tokenization time reported separately), queries/s (single process, single
-  thread), peak RSS (``resource.getrusage().ru_maxrss``) and the RSS growth of the build.
+  thread; wall clock and CPU time, the latter being less sensitive to a loaded shared machine),
+  peak RSS (``resource.getrusage().ru_maxrss``) and the RSS growth of the build.
 
 Usage::
 
@@ -92,20 +93,21 @@ def worker_nclue(args):
     from nclue.retrieval.index import build_indexes, iter_page_records
     queries = read_queries(args.queries)
     base = current_rss_mb()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     collection, index, _ = build_indexes(iter_page_records(args.pages), K1, B, args.pages,
                                          doc_level=False)
-    build = time.perf_counter() - started
+    build, build_cpu = time.perf_counter() - started, time.process_time() - cpu
     after = current_rss_mb()
     keys = [f"{collection.docids[collection.unit_doc[u]]}#{collection.unit_page[u]}"
             for u in range(collection.n_pages)]
     analyzed = [(qid, tokenize(text)) for qid, text in queries]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     results = {qid: index.search(terms, DEPTH) for qid, terms in analyzed}
-    seconds = time.perf_counter() - started
+    seconds, query_cpu = time.perf_counter() - started, time.process_time() - cpu
     postings = sum(len(ids) for ids, _ in index.postings.values())
-    return {"system": "nclue", "build_s": build, "query_s": seconds, "queries": len(analyzed),
-            "qps": len(analyzed) / seconds, "units": index.n_units, "terms": len(index.postings),
+    return {"system": "nclue", "build_s": build, "build_cpu_s": build_cpu, "query_s": seconds,
+            "query_cpu_s": query_cpu, "queries": len(analyzed), "qps": len(analyzed) / seconds,
+            "qps_cpu": len(analyzed) / query_cpu, "units": index.n_units, "terms": len(index.postings),
             "postings": postings, "rss_build_growth_mb": after - base, "peak_rss_mb": rss_mb(),
             "results": {qid: [[keys[u], s] for u, s in hits] for qid, hits in results.items()}}
 
@@ -129,10 +131,10 @@ def worker_bm25s(args):
     keys, corpus, tokenize_s = _peer_corpus(args)
     queries = read_queries(args.queries)
     base = current_rss_mb()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     model = bm25s.BM25(method="lucene", k1=K1, b=B, dtype=args.dtype)
     model.index(corpus, show_progress=False)
-    build = time.perf_counter() - started
+    build, build_cpu = time.perf_counter() - started, time.process_time() - cpu
     after = current_rss_mb()
     vocab = model.vocab_dict
     analyzed = [(qid, [vocab[t] for t in tokenize(text) if t in vocab]) for qid, text in queries]
@@ -141,7 +143,7 @@ def worker_bm25s(args):
                                                    int(keys[i].rsplit("#", 1)[1])))
     tie_rank = np.empty(len(keys), dtype=np.int64)
     tie_rank[np.asarray(order)] = np.arange(len(keys))
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     results = {}
     for qid, ids in analyzed:
         if not ids:
@@ -154,7 +156,7 @@ def worker_bm25s(args):
         pool = np.nonzero((scores >= threshold) & (scores > 0))[0]
         pool = pool[np.lexsort((tie_rank[pool], -scores[pool]))][:k]
         results[qid] = [[keys[i], float(scores[i])] for i in pool]
-    seconds = time.perf_counter() - started
+    seconds, query_cpu = time.perf_counter() - started, time.process_time() - cpu
     # bm25s's own batched retrieve() (its documented entry point), same queries
     batch = [[t for t in tokenize(text) if t in vocab] for _, text in queries]
     batch = [q for q in batch if q]
@@ -163,8 +165,9 @@ def worker_bm25s(args):
     retrieve_s = time.perf_counter() - started
     del corpus
     return {"system": f"bm25s {bm25s.__version__} lucene {args.dtype}", "tokenize_s": tokenize_s,
-            "build_s": build, "query_s": seconds, "queries": len(analyzed),
-            "qps": len(analyzed) / seconds, "retrieve_batch_qps": len(batch) / retrieve_s,
+            "build_s": build, "build_cpu_s": build_cpu, "query_s": seconds,
+            "query_cpu_s": query_cpu, "queries": len(analyzed), "qps": len(analyzed) / seconds,
+            "qps_cpu": len(analyzed) / query_cpu, "retrieve_batch_qps": len(batch) / retrieve_s,
             "rss_build_growth_mb": after - base, "peak_rss_mb": rss_mb(), "results": results}
 
 
@@ -175,19 +178,20 @@ def worker_rank_bm25(args):
     keys, corpus, tokenize_s = _peer_corpus(args)
     queries = read_queries(args.queries, args.rank_bm25_queries)
     base = current_rss_mb()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     model = rank_bm25.BM25Okapi(corpus, k1=K1, b=B)
-    build = time.perf_counter() - started
+    build, build_cpu = time.perf_counter() - started, time.process_time() - cpu
     after = current_rss_mb()
     analyzed = [(qid, tokenize(text)) for qid, text in queries]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for _, terms in analyzed:
         scores = model.get_scores(terms)
         np.argsort(-scores, kind="stable")[:DEPTH]
-    seconds = time.perf_counter() - started
+    seconds, query_cpu = time.perf_counter() - started, time.process_time() - cpu
     return {"system": f"rank_bm25 {version('rank_bm25')} BM25Okapi", "tokenize_s": tokenize_s,
-            "build_s": build, "query_s": seconds, "queries": len(analyzed),
-            "qps": len(analyzed) / seconds, "rss_build_growth_mb": after - base,
+            "build_s": build, "build_cpu_s": build_cpu, "query_s": seconds,
+            "query_cpu_s": query_cpu, "queries": len(analyzed), "qps": len(analyzed) / seconds,
+            "qps_cpu": len(analyzed) / query_cpu, "rss_build_growth_mb": after - base,
             "peak_rss_mb": rss_mb()}
 
 
@@ -272,8 +276,12 @@ def main(argv=None):
     if "nclue" in results and "rank_bm25" in results:
         summary["qps_ratio_nclue_over_rank_bm25"] = (results["nclue"]["qps"]
                                                      / results["rank_bm25"]["qps"])
+        summary["qps_cpu_ratio_nclue_over_rank_bm25"] = (results["nclue"]["qps_cpu"]
+                                                         / results["rank_bm25"]["qps_cpu"])
     if "nclue" in results and "bm25s" in results:
         summary["qps_ratio_nclue_over_bm25s"] = results["nclue"]["qps"] / results["bm25s"]["qps"]
+        summary["qps_cpu_ratio_nclue_over_bm25s"] = (results["nclue"]["qps_cpu"]
+                                                     / results["bm25s"]["qps_cpu"])
     text = json.dumps(summary, indent=2, sort_keys=True)
     print(text)
     if args.out:
