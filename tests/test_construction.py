@@ -63,7 +63,8 @@ class SectionTest(unittest.TestCase):
         self.assertEqual(sections.canonical_key("A Short Introduction"), "a short introduction")
 
     def test_not_sections(self):
-        for title in ("Contents", "1.2", "Appendix B", "A", "One two three four five six seven"):
+        for title in ("Contents", "1.2", "Appendix B", "A", "One two three four five six seven",
+                      "Symbols", "Index", "New in version 3.2", "Note"):
             self.assertIsNone(sections.canonical_key(title), title)
 
     def test_display_name(self):
@@ -123,6 +124,15 @@ class EntityTest(unittest.TestCase):
         self.assertIsNone(entities.group_key("context"))
         self.assertEqual(entities.display_variant({"MiKTeX": 2, "mikTEX": 9, "MiKTEX": 5}), "MiKTeX")
         self.assertEqual(entities.display_variant({"LATEX2e": 4, "LaTEX2e": 4}), "LATEX2e")
+
+    def test_heading_on_index_page_does_not_count(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            # x: a "Glossary" heading on page 2, flagged index; y: the same heading on a normal page.
+            fx.write_build(tmp, docs={"x": ["Intro", "Glossary  \\foo . . 3"], "y": ["Glossary\nA table."]},
+                           flags={("x", 2): ["index"]},
+                           outlines={"x": [("Glossary", 2, 1)], "y": [("Glossary", 1, 1)]})
+            inventory = build_inventory(read_build(tmp), from_dict({"entity_terms": ["TikZ"], "min_df": 1, "max_df_fraction": 1.0}))
+            self.assertEqual(inventory.support["section:glossary"], {"y": (1,)})
 
     def test_variants_share_one_condition(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -67,8 +67,8 @@ class VariantTest(unittest.TestCase):
     def test_recorded_spellings_are_all_matched(self):
         with tempfile.TemporaryDirectory() as tmp:
             fx.write_build(tmp, docs={"x": ["BibTEX here", "ConTeXt"], "y": ["BibTeX"],
-                                      "z": ["CONTEXT and context", "ConTEXt"]}, flags={},
-                           outlines={"y": [("2 Bibliography", 1, 1)]})
+                                      "z": ["CONTEXT and context", "ConTEXt"]}, flags={("z", 1): ["toc"]},
+                           outlines={"y": [("2 Bibliography", 1, 1)], "z": [("References", 1, 1)]})
             record = {"conditions": [
                 {"id": "entity:BibTeX", "kind": "entity", "name": "BibTeX", "variants": ["BibTEX", "BibTeX"]},
                 {"id": "entity:ConTeXt", "kind": "entity", "name": "ConTeXt", "variants": ["ConTeXt"]},

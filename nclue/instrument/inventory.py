@@ -2,8 +2,9 @@
 
 For every condition c and document d, P0(d, c) is the set of pages whose stored facts establish
 c: for a section condition the pages of its headings (outline items whose title normalizes to
-the condition's canonical key, :mod:`.sections`), for an entity condition the supporting pages
-that mention the term as a whole word (:mod:`.entities`).  Only documents with a nonempty page
+the condition's canonical key, :mod:`.sections`), for an entity condition the pages that mention
+the term as a whole word (:mod:`.entities`).  Pages flagged empty, garbage, toc or index
+(``excluded_page_flags``) support no condition of either kind.  Only documents with a nonempty page
 set are stored.
 
 Condition ids are ``section:<canonical key>`` and ``entity:<term>``; the display name is what a
@@ -46,12 +47,18 @@ class Inventory:
         return [self.support[cid].get(docid, ()) for cid in cids]
 
 
-def section_pages(inputs: BuildInput) -> Tuple[Dict[str, Dict[str, Set[int]]], Dict[str, Counter]]:
-    """``{key: {docid: pages}}`` for every canonical key, and per key the surface forms' df."""
+def section_pages(inputs: BuildInput, excluded_flags=()) -> Tuple[Dict[str, Dict[str, Set[int]]], Dict[str, Counter]]:
+    """``{key: {docid: pages}}`` for every canonical key, and per key the surface forms' df.
+
+    A heading on a page flagged with one of ``excluded_flags`` (a table of contents, an index:
+    e.g. the "Symbols" letter group that opens a generated index) does not count."""
+    flags = frozenset(excluded_flags)
     pages: Dict[str, Dict[str, Set[int]]] = defaultdict(lambda: defaultdict(set))
     surfaces: Dict[str, Dict[str, Set[str]]] = defaultdict(lambda: defaultdict(set))
     for docid, items in sorted(inputs.outlines.items()):
         for item in items:
+            if inputs.pages[docid][item.page - 1].flags & flags:
+                continue
             key = sections.canonical_key(item.title)
             if key is None:
                 continue
@@ -138,7 +145,7 @@ def build_inventory(inputs: BuildInput, config: ConstructionConfig) -> Inventory
     support: Dict[str, Dict[str, Tuple[int, ...]]] = {}
 
     # Section conditions.
-    sec_pages, surface_df = section_pages(inputs)
+    sec_pages, surface_df = section_pages(inputs, config.excluded_page_flags)
     sec_ranked = sorted(((len(docs), key) for key, docs in sec_pages.items()
                          if config.min_df <= len(docs) <= max_df), key=lambda x: (-x[0], x[1]))
     sec_kept = sec_ranked[:config.max_section_conditions]

@@ -90,7 +90,8 @@ def render_release(construction: Construction, inputs: BuildInput) -> Dict[str, 
 
 
 RULES = {
-    "section": ("A section condition holds on the page of every outline heading whose title "
+    "section": ("A section condition holds on the page of every outline heading (on a page whose flags "
+                "are not in excluded_page_flags) whose title "
                 "normalizes (NFKC, whitespace collapsed, leading enumerators such as '2.3', 'A.1', "
                 "'IV.', 'Chapter 3' removed, case folded, '&' read as 'and', non-alphanumerics "
                 "replaced by spaces) to an alias of its canonical key; structural titles "

@@ -85,6 +85,7 @@ EXCLUDED = frozenset({
     "contents", "table of contents", "toc", "title", "title page", "cover", "front matter",
     "frontmatter", "back matter", "backmatter", "main matter", "mainmatter", "document",
     "untitled", "appendix", "appendices", "list of figures", "list of tables", "index",
+    "symbols",  # the letter group that opens a generated (doc/makeindex) index
     # Admonition boxes and version notes that HTML/POD rendering turns into headings (v2).
     "note", "warning", "tip", "important", "attention", "caution", "danger", "hint", "see also",
     "part of the stable abi",

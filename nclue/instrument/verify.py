@@ -156,9 +156,11 @@ def derive_support(build: Path, record: Dict[str, Any]) -> Dict[str, Dict[str, T
     pages_path = _release_path(build, "pages.jsonl")
     if pages_path is None:
         raise InputError(build / "pages.jsonl.gz", "file not found")
+    flagged: Set[Tuple[str, int]] = set()
     for line, obj in iter_jsonl(pages_path):
         flags = obj.get("flags") or []
         if set(flags) & excluded_flags:
+            flagged.add((obj["docid"], obj["page"]))
             continue
         text = obj.get("text")
         if not isinstance(text, str):
@@ -170,6 +172,8 @@ def derive_support(build: Path, record: Dict[str, Any]) -> Dict[str, Dict[str, T
         for item in obj.get("items", []):
             page = item.get("page")
             if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+                continue
+            if (obj["docid"], page) in flagged:
                 continue
             key = canonical_section(item.get("title", ""), aliases, excluded_keys, max_words)
             if key in sections:
