@@ -51,9 +51,20 @@ class PageCollection:
         self.mask = pad >= 0
         self.manifest = json.load(open(folder / "manifest.json"))
 
-    def page_matrix(self, q: np.ndarray) -> np.ndarray:
-        """[docs, max_pages] page scores of one query vector; padding is -inf."""
-        scores = self.emb @ np.asarray(q, dtype=np.float64)
+    def page_scores(self, vectors: np.ndarray, chunk: int = 256) -> np.ndarray:
+        """[pages, n] page scores of n query vectors (one float64 matrix product per chunk;
+        the same values as ``page_matrix`` computes one vector at a time, up to BLAS order)."""
+        v = np.asarray(vectors, dtype=np.float64)
+        out = np.empty((self.emb.shape[0], v.shape[0]))
+        for i in range(0, v.shape[0], chunk):
+            out[:, i:i + chunk] = self.emb @ v[i:i + chunk].T
+        return out
+
+    def page_matrix(self, q: np.ndarray, scores: np.ndarray = None) -> np.ndarray:
+        """[docs, max_pages] page scores of one query vector (or of its precomputed page
+        ``scores``); padding is -inf."""
+        if scores is None:
+            scores = self.emb @ np.asarray(q, dtype=np.float64)
         m = scores[np.where(self.mask, self.pad, 0)]
         m[~self.mask] = -np.inf
         return m
@@ -85,17 +96,19 @@ def ranked_row(qid: str, docs: Sequence[str], scores: Sequence[float],
     return row
 
 
-def joint_row(coll: PageCollection, qid: str, q: np.ndarray, aggregation: str, depth: int) -> dict:
-    m = coll.page_matrix(q)
+def joint_row(coll: PageCollection, qid: str, q: np.ndarray, aggregation: str, depth: int,
+              scores: np.ndarray = None) -> dict:
+    m = coll.page_matrix(q, scores)
     s = coll.doc_scores(m, aggregation)
     idx = top_k_desc(s, depth)
     pages = {coll.docs[j]: coll.top_pages(m, j, PAGES_DELIVERED) for j in idx[:PAGES_TOP_DOCS]}
     return ranked_row(qid, [coll.docs[j] for j in idx], [float(s[j]) for j in idx], pages)
 
 
-def ranked_list(coll: PageCollection, q: np.ndarray, aggregation: str, depth: int):
+def ranked_list(coll: PageCollection, q: np.ndarray, aggregation: str, depth: int,
+                scores: np.ndarray = None):
     """(docids, scores, page matrix) of one query vector."""
-    m = coll.page_matrix(q)
+    m = coll.page_matrix(q, scores)
     s = coll.doc_scores(m, aggregation)
     idx = top_k_desc(s, depth)
     return [coll.docs[j] for j in idx], [float(s[j]) for j in idx], m

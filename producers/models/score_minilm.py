@@ -75,6 +75,8 @@ def main():
     ap.add_argument("--queries", default=str(RELEASE / "queries.jsonl"))
     ap.add_argument("--forms", nargs="+", default=["clean", "raw", "natural"])
     ap.add_argument("--dec-forms", nargs="+", default=["clean", "raw", "natural"])
+    ap.add_argument("--top3-dec-forms", nargs="*", default=["clean"],
+                    help="forms whose condition-wise runs also use top-3 pages (others: best only)")
     ap.add_argument("--skip-joint", action="store_true")
     ap.add_argument("--skip-dec", action="store_true")
     args = ap.parse_args()
@@ -105,10 +107,11 @@ def main():
 
     if not args.skip_joint:
         for form in args.forms:
+            S = coll.page_scores(np.stack([vec[queries[qid].forms[form]] for qid in qids]))
             for agg in AGGREGATIONS:
                 t = time.time()
-                rows = [joint_row(coll, qid, vec[queries[qid].forms[form]], agg, DEPTH)
-                        for qid in qids]
+                rows = [joint_row(coll, qid, None, agg, DEPTH, S[:, i])
+                        for i, qid in enumerate(qids)]
                 run_id = f"minilm_joint_{agg}.{form}"
                 sha = write_run_rows(run_id, rows)
                 op = "page MaxSim (best page)" if agg == "best" else "top-3 page average"
@@ -121,37 +124,37 @@ def main():
                 record_runs(entries)
     if not args.skip_dec:
         for form in args.dec_forms:
-            for agg in AGGREGATIONS:
-                per_query = {}
+            ctexts = sorted({condition_text(c, form) for q in queries.values() for c in q.conditions})
+            col = {x: i for i, x in enumerate(ctexts)}
+            S = coll.page_scores(np.stack([vec[x] for x in ctexts]))
+            for agg in (AGGREGATIONS if form in args.top3_dec_forms else ("best",)):
+                rows = {how: [] for how in COMBINERS}
                 t = time.time()
                 for qid in qids:
                     lists, mats = [], []
                     for c in queries[qid].conditions:
-                        m = coll.page_matrix(vec[condition_text(c, form)])
+                        m = coll.page_matrix(None, S[:, col[condition_text(c, form)]])
                         s = coll.doc_scores(m, agg)
                         mats.append(m)
                         lists.append({coll.docs[j]: float(s[j]) for j in range(len(coll.docs))})
-                    per_query[qid] = (lists, mats)
-                for how in COMBINERS:
-                    rows = []
-                    for qid in qids:
-                        lists, mats = per_query[qid]
+                    for how in COMBINERS:
                         combined = {d: v for d, v in combine(lists, how, "minmax").items() if v > 0}
                         ranked = rank_items(combined, DEPTH)
                         pages = {}
                         for d, _ in ranked[:PAGES_TOP_DOCS]:
-                            j = doc_pos[d]
                             best = {}
                             for m in mats:
-                                p, s = coll.top_pages(m, j, 1)[0]
-                                best[p] = max(best.get(p, s), s)
+                                p, v = coll.top_pages(m, doc_pos[d], 1)[0]
+                                best[p] = max(best.get(p, v), v)
                             pages[d] = sorted(best.items(), key=lambda x: (-x[1], x[0]))
-                        rows.append(ranked_row(qid, [d for d, _ in ranked],
-                                               [v for _, v in ranked], pages))
+                        rows[how].append(ranked_row(qid, [d for d, _ in ranked],
+                                                    [v for _, v in ranked], pages))
+                for how in COMBINERS:
                     run_id = f"minilm_cond_{how}_{agg}.{form}"
-                    sha = write_run_rows(run_id, rows)
+                    sha = write_run_rows(run_id, rows[how])
                     entries.append(entry(
-                        run_id, sha, f"condition lists (MiniLM {agg} page) + {how}", f"minilm_joint_{agg}.{form}", form,
+                        run_id, sha, f"condition lists (MiniLM {agg} page) + {how}",
+                        f"minilm_joint_{agg}.{form}", form,
                         {"conditions": "bare text" if form == "raw" else "quoted (clean rendering)",
                          "page_aggregation": agg, "combiner": how, "normalization": "minmax",
                          "list_depth": "all documents",

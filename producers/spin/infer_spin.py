@@ -46,25 +46,32 @@ OUT = RELEASE.parent.parent / "provenance" / "spin"
 PRODUCER = "producers/spin/infer_spin.py"
 
 
-def rr_rows(coll, qids, vectors_per_query):
-    """vectors_per_query[i]: [m, H] array -> run rows (round robin of m best-page lists)."""
+def rr_rows(coll, qids, vectors_per_query, chunk=64):
+    """vectors_per_query[i]: [m_i, H] array -> run rows (round robin of m_i best-page lists).
+
+    Page scores are computed with one matrix product per chunk of queries."""
     rows = []
     doc_pos = {d: j for j, d in enumerate(coll.docs)}
-    for qid, vecs in zip(qids, vectors_per_query):
-        lists, mats = [], []
-        for v in vecs:
-            docs, _, m = ranked_list(coll, v, "best", DEPTH)
-            lists.append(docs)
-            mats.append(m)
-        fused = round_robin(lists, DEPTH)
-        pages = {}
-        for d, _ in fused[:PAGES_TOP_DOCS]:
-            best = {}
-            for m in mats:
-                p, s = coll.top_pages(m, doc_pos[d], 1)[0]
-                best[p] = max(best.get(p, s), s)
-            pages[d] = sorted(best.items(), key=lambda x: (-x[1], x[0]))[:3]
-        rows.append(ranked_row(qid, [d for d, _ in fused], [s for _, s in fused], pages))
+    for start in range(0, len(qids), chunk):
+        block = vectors_per_query[start:start + chunk]
+        S = coll.page_scores(np.concatenate(block, axis=0))
+        col = 0
+        for qid, vecs in zip(qids[start:start + chunk], block):
+            lists, mats = [], []
+            for v in vecs:
+                docs, _, m = ranked_list(coll, None, "best", DEPTH, S[:, col])
+                col += 1
+                lists.append(docs)
+                mats.append(m)
+            fused = round_robin(lists, DEPTH)
+            pages = {}
+            for d, _ in fused[:PAGES_TOP_DOCS]:
+                best = {}
+                for m in mats:
+                    p, v = coll.top_pages(m, doc_pos[d], 1)[0]
+                    best[p] = max(best.get(p, v), v)
+                pages[d] = sorted(best.items(), key=lambda x: (-x[1], x[0]))[:3]
+            rows.append(ranked_row(qid, [d for d, _ in fused], [v for _, v in fused], pages))
     return rows
 
 
