@@ -155,3 +155,45 @@ class ReleaseTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CommandTest(unittest.TestCase):
+    def test_build_and_verify_commands(self):
+        import contextlib
+        import io
+
+        from nclue.cli import main
+        with tempfile.TemporaryDirectory() as tmp:
+            build = os.path.join(tmp, "build")
+            fx.write_build(build)
+            config = os.path.join(tmp, "config.json")
+            with open(config, "w") as out:
+                json.dump(fx.TEST_CONFIG, out)
+            out_dir, prov = os.path.join(tmp, "rel"), os.path.join(tmp, "prov")
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(main(["build", "--input", build, "--out", out_dir,
+                                       "--provenance", prov, "--config", config]), 0)
+                record = os.path.join(prov, "construction_v1.json")
+                audit = os.path.join(tmp, "audit", "qa.jsonl")
+                self.assertEqual(main(["verify-construction", "--input", build, "--release", out_dir,
+                                       "--provenance", record, "--quote-audit", audit]), 0)
+                self.assertTrue(os.path.exists(os.path.join(tmp, "audit", "qa_summary.json")))
+                # A wrong label: exit status 1.
+                rows = [obj for _, obj in iter_jsonl(os.path.join(out_dir, "qrels.jsonl"))]
+                rows[0]["clues"] = 2 if rows[0]["clues"] == 1 else 1
+                rows[0].pop("gate", None)
+                rows[0]["label"] = "subset"
+                write_jsonl_atomic(os.path.join(out_dir, "qrels.jsonl"), rows)
+                self.assertEqual(main(["verify-construction", "--input", build, "--release", out_dir,
+                                       "--provenance", record]), 1)
+                # Missing input: exit status 2 with the file named.
+                self.assertEqual(main(["build", "--input", os.path.join(tmp, "nope"), "--out", out_dir,
+                                       "--provenance", prov]), 2)
+                # A bad configuration field: exit status 2.
+                with open(config, "w") as out:
+                    json.dump({"min_df": "many"}, out)
+                self.assertEqual(main(["build", "--input", build, "--out", out_dir,
+                                       "--provenance", prov, "--config", config]), 2)
+            self.assertIn("nope/documents.jsonl: file not found", err.getvalue())
+            self.assertIn("'min_df' must be int", err.getvalue())
