@@ -235,6 +235,7 @@ class FixtureTest(unittest.TestCase):
         self.assertEqual(stats["gate_failures"], {"single_page": 4, "distinct_page": 1})
         self.assertEqual(stats["subset_grades"], {"1": 33, "2": 11, "3": 1})
         self.assertEqual(stats["distinct_gold_documents"], 4)  # dA, dB, dC, dE
+        self.assertEqual(stats["gold_qrels_by_source"], {"test": 14})
         self.assertEqual(stats["families"], 4)  # {A,C}, {A}, {A,E}, {B}
         self.assertEqual(stats["single_page_solvable_golds"], 0)
         self.assertEqual(stats["distinct_page_valid_golds"], 14)

@@ -60,6 +60,7 @@ def instrument_stats(construction: Construction, inputs: BuildInput) -> Dict[str
         "golds_per_query": _summary([len(by_query_gold[q.qid]) for q in construction.queries]),
         "judged_pool_per_query": _summary([pool[q.qid] for q in construction.queries]),
         "distinct_gold_documents": len(gold_use),
+        "gold_qrels_by_source": dict(sorted(Counter(inputs.documents[r.docid].source for r in golds).items())),
         "max_queries_per_gold_document": max(gold_use.values()) if gold_use else 0,
         "single_page_solvable_golds": single,
         "distinct_page_valid_golds": distinct,
