@@ -10,7 +10,7 @@ from nclue.formats import iter_jsonl, write_jsonl_atomic
 from nclue.instrument.config import from_dict
 from nclue.instrument.construction import construct
 from nclue.instrument.inputs import read_build
-from nclue.instrument.quote_audit import sample_pairs, run_audit
+from nclue.instrument.quote_audit import check_audit, sample_pairs, run_audit
 from nclue.instrument.release_writer import write_release
 
 
@@ -76,6 +76,20 @@ class AuditTest(unittest.TestCase):
                          summary["conditions_by_kind"]["entity"]["n"])
         b_ack = [r for r in rows if r["docid"] == "dE" and r["construction"]["label"] == "gold"]
         self.assertEqual([r["recheck"] for r in b_ack], [{"clues": 1, "label": "subset", "gate": None}])
+
+    def test_stored_audit_is_checked_against_page_text(self):
+        rows, _ = run_audit(self.build, self.release, self.record, size=300, seed=1)
+        path = os.path.join(self.tmp.name, "qa.jsonl")
+        write_jsonl_atomic(path, rows)
+        self.assertEqual(check_audit(self.build, path, self.record), [])
+        # Shift one entity quote by a character: the sha256 no longer matches.
+        row = next(r for r in rows if r["docid"] == "dE")
+        cond = next(c for c in row["conditions"] if c["condition_id"] == "entity:BibTeX")
+        cond["start"] += 1
+        write_jsonl_atomic(path, rows)
+        problems = check_audit(self.build, path, self.record)
+        self.assertEqual(len(problems), 1)
+        self.assertIn("quote sha256 differs", problems[0])
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ def add_parser(subparsers) -> None:
                         help="also run the quote-backed audit of a stratified sample and write its rows "
                              "here (e.g. audit/quote_audit_v1.jsonl) and its agreement summary next to "
                              "it (..._summary.json)")
+    parser.add_argument("--check-audit", metavar="JSONL",
+                        help="re-check a stored quote audit against the local page text (sha256, "
+                             "offsets, and that each quote establishes its condition)")
     parser.add_argument("--audit-size", type=int, default=300, help="audit sample size (default 300)")
     parser.add_argument("--audit-seed", type=int, default=20261201, help="audit sampling seed")
     parser.set_defaults(func=run)
@@ -57,6 +60,15 @@ def run(args) -> int:
               f"decisions; conditions agree {cond['agree']}/{cond['n']} ({cond['percent']}%, kappa "
               f"{cond['cohen_kappa']}); exact grades agree {grade['agree']}/{grade['n']} "
               f"({grade['percent']}%); written to {args.quote_audit} and {summary_path}")
+    if args.check_audit:
+        from ..instrument.quote_audit import check_audit
+
+        audit_problems = check_audit(args.input, args.check_audit, provenance)
+        for problem in audit_problems[:50]:
+            print("  " + problem, file=sys.stderr)
+        print(f"audit check: {len(audit_problems)} problems in {args.check_audit}")
+        if audit_problems:
+            raise VerificationError(f"{len(audit_problems)} problems in the stored quote audit")
     if report["disagreements"]:
         raise VerificationError(f"{report['disagreements']} disagreements with the construction")
     return 0

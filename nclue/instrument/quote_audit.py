@@ -233,3 +233,56 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
                               if a != b},
     }
     return rows, summary
+
+
+def check_audit(build, audit_path, provenance) -> List[str]:
+    """Re-check a stored audit against locally rebuilt page text: every stored quote's offsets
+    must cut a text whose sha256 is the stored one, lie within one line, and establish its
+    condition (an entity quote contains a recorded spelling as a whole word; a section quote
+    normalizes to the section's key).  Returns the problems (empty when the audit holds)."""
+    build = Path(build)
+    record = read_json(provenance)
+    aliases = dict(record["section_aliases"])
+    excluded_keys = set(record["excluded_section_keys"])
+    max_words = int(record["section_max_words"])
+    variants = {c["id"]: tuple(c.get("variants") or [c["id"].split(":", 1)[1]])
+                for c in record["conditions"]}
+    rows = [(line, obj) for line, obj in iter_jsonl(audit_path)]
+    wanted = {(obj["docid"], c["page"]) for _, obj in rows for c in obj["conditions"] if c.get("recheck")}
+    texts: Dict[Tuple[str, int], str] = {}
+    for _, obj in iter_jsonl(_path(build, "pages.jsonl")):
+        if (obj["docid"], obj["page"]) in wanted:
+            texts[(obj["docid"], obj["page"])] = obj["text"]
+    problems: List[str] = []
+    for line, obj in rows:
+        for cond in obj["conditions"]:
+            if not cond.get("recheck"):
+                continue
+            where = f"{audit_path}:{line}: {obj['qid']} {obj['docid']} {cond['condition_id']}"
+            text = texts.get((obj["docid"], cond["page"]))
+            if text is None:
+                problems.append(f"{where}: page {cond['page']} not in the build")
+                continue
+            quote = text[cond["start"]:cond["end"]]
+            if hashlib.sha256(quote.encode("utf-8")).hexdigest() != cond["quote_sha256"]:
+                problems.append(f"{where}: quote sha256 differs")
+            elif "\n" in quote or not quote.strip():
+                problems.append(f"{where}: quote is not one non-empty line")
+            else:
+                kind, name = cond["condition_id"].split(":", 1)
+                if kind == "entity":
+                    ok = any(_whole(quote, i, v) for v in variants[cond["condition_id"]]
+                             for i in _positions(quote, v))
+                else:
+                    ok = canonical_section(quote, aliases, excluded_keys, max_words) == name
+                if not ok:
+                    problems.append(f"{where}: quote does not establish the condition")
+    return problems
+
+
+def _positions(text: str, term: str) -> List[int]:
+    found, start = [], text.find(term)
+    while start >= 0:
+        found.append(start)
+        start = text.find(term, start + 1)
+    return found
