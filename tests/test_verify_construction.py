@@ -144,6 +144,21 @@ class ReleaseTest(unittest.TestCase):
         orphan = [p for p in report["problems"] if p["problem"] == "judged but holds no condition"]
         self.assertEqual(len(orphan), 1)
 
+    def test_enumeration_caps_are_checked(self):
+        # The fixture's dA is gold for 10 of the 12 queries; a recorded cap of 9 is violated once.
+        with open(self.record) as handle:
+            record = json.load(handle)
+        record["config"]["max_gold_per_doc"] = 9
+        record["config"]["max_holders"] = 2  # B&P, B&T, ... are held by more documents
+        with open(self.record, "w") as handle:
+            json.dump(record, handle)
+        report = verify_release(self.build, self.release, self.record)
+        problems = [p["problem"] for p in report["problems"]]
+        self.assertIn("gold for 10 queries > max_gold_per_doc 9", problems)
+        # All-condition holders per query (hand count in test_construction): BP 3 (dA, dB, dC),
+        # BT 2, B-ack 2, B-ref 2, PT 2, P-ack 1, P-ref 1, T-ack 1, BPT 2, others 1 -> only BP > 2.
+        self.assertEqual(sum("max_holders 2" in p for p in problems), 1)
+
     def test_split_overlap_is_detected(self):
         queries = self.rows("queries.jsonl")
         leaked = dict(queries[0], qid="v1_train_0000")

@@ -13,7 +13,9 @@ alias table, excluded keys and page flags) and the local page text and outlines 
    compares it with the qrels (no missing and no extra document);
 3. recomputes every judged pair's page sets (compared with ``evidence.jsonl``), clue count,
    label and gate, deciding both gates by brute force over pages and page tuples (n <= 3);
-4. checks the release's statistics file and the disjointness of the extra query splits.
+4. checks the enumeration rules of the recorded configuration (a gold for every query, at most
+   ``max_holders`` all-condition documents, the gold-per-document and queries-per-condition caps,
+   distinct names), the release's statistics file and the disjointness of the extra query splits.
 
 It returns a report listing every disagreement; zero disagreements is the pass condition.
 """
@@ -247,6 +249,40 @@ def verify_release(build, release, provenance) -> Dict[str, Any]:
         judged_here = judged_by_query.get(qid, set())
         for docid in sorted(judged_here - union):
             problems.append({"qid": qid, "docid": docid, "problem": "judged but holds no condition"})
+    # Enumeration rules (recorded configuration): every query has a gold, its conjunction is rare
+    # (1..max_holders all-condition documents), and the gold and condition caps hold.
+    config = record["config"]
+    holders: Dict[str, int] = {}
+    golds_of: Dict[str, int] = {}
+    gold_use: Dict[str, int] = {}
+    for qid, cids in queries.items():
+        for docid in sorted(set().union(*[set(support[c]) for c in cids])):
+            clues, label, _ = expected_label([support[c].get(docid, ()) for c in cids], page_gates)
+            if clues == len(cids):
+                holders[qid] = holders.get(qid, 0) + 1
+            if label == "gold":
+                golds_of[qid] = golds_of.get(qid, 0) + 1
+                gold_use[docid] = gold_use.get(docid, 0) + 1
+        if not golds_of.get(qid):
+            problems.append({"qid": qid, "problem": "query without a gold"})
+        if holders.get(qid, 0) > config["max_holders"]:
+            problems.append({"qid": qid, "problem": f"{holders[qid]} all-condition documents "
+                                                    f"> max_holders {config['max_holders']}"})
+        if len({names[c].casefold() for c in cids}) < len(cids):
+            problems.append({"qid": qid, "problem": "two conditions share a name"})
+    for docid, uses in sorted(gold_use.items()):
+        if uses > config["max_gold_per_doc"]:
+            problems.append({"docid": docid, "problem": f"gold for {uses} queries > max_gold_per_doc "
+                                                        f"{config['max_gold_per_doc']}"})
+    cond_use: Dict[str, int] = {}
+    for cids in queries.values():
+        for cid in cids:
+            cond_use[cid] = cond_use.get(cid, 0) + 1
+    for cid, uses in sorted(cond_use.items()):
+        if uses > config["max_queries_per_condition"]:
+            problems.append({"condition": cid, "problem": f"in {uses} queries > "
+                                                          f"max_queries_per_condition "
+                                                          f"{config['max_queries_per_condition']}"})
     for (qid, docid) in sorted(qrels):
         if qid not in queries:
             problems.append({"qid": qid, "docid": docid, "problem": "qrel of unknown query"})
