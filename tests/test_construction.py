@@ -320,6 +320,15 @@ class BadInputTest(unittest.TestCase):
             self.assertIn("lacks pages [3]", str(ctx.exception))
             self.assertIn("pages.jsonl.gz", str(ctx.exception))
 
+    def test_no_candidate_is_a_clear_error(self):
+        from nclue.errors import NclueError
+        with tempfile.TemporaryDirectory() as tmp:
+            fx.write_build(tmp, docs={"x": ["BibTeX"], "y": ["TikZ"]}, flags={}, outlines={})
+            config = from_dict({"entity_terms": ["BibTeX", "TikZ"], "min_df": 1, "max_df_fraction": 1.0})
+            with self.assertRaises(NclueError) as ctx:
+                construct(read_build(tmp), config)  # BibTeX and TikZ never share a document
+            self.assertIn("no rare conjunction", str(ctx.exception))
+
     def test_bad_config(self):
         with self.assertRaises(InputError):
             from_dict({"min_df": "3"})

@@ -52,6 +52,10 @@ def run(args) -> int:
     print(f"nclue build: {stats['queries']} queries, {stats['gold_qrels']} gold / {stats['subset_qrels']} "
           f"subset qrels, {len(files)} files in {args.out}; construction {construct_s:.1f} s, "
           f"total {total_s:.1f} s", file=sys.stderr)
+    if stats["queries"] < config.n_queries:
+        print(f"nclue build: only {stats['queries']} of the {config.n_queries} requested queries exist "
+              f"under the caps (max_gold_per_doc {config.max_gold_per_doc}, "
+              f"max_queries_per_condition {config.max_queries_per_condition})", file=sys.stderr)
     if args.json:
         print(dumps_canonical(stats, indent=2))
     return 0

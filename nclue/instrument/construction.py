@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..errors import NclueError
 from ..release import render_forms
 from . import enumeration, gates
 from .config import ConstructionConfig
@@ -117,6 +118,10 @@ def construct(inputs: BuildInput, config: ConstructionConfig) -> Construction:
     n3 = int(config.n_queries * config.three_fraction + 0.5)
     chosen = enumeration.select_test(pairs, triples, config.n_queries - n3, n3,
                                      config.max_gold_per_doc, config.max_queries_per_condition, rng)
+    if config.n_queries and not chosen:
+        raise NclueError(f"no rare conjunction found among {len(inventory.conditions)} conditions "
+                         f"({len(pairs)} + {len(triples)} candidates); lower min_df or raise "
+                         f"max_holders")
     queries = _make_queries(chosen, inventory, config.prefix(), rng)
     qrels: List[Qrel] = []
     for query in queries:
