@@ -59,14 +59,16 @@ def run(args) -> int:
         print(f"quote audit: {summary['pairs']} pairs, {summary['condition_decisions']} condition "
               f"decisions; conditions agree {cond['agree']}/{cond['n']} ({cond['percent']}%, kappa "
               f"{cond['cohen_kappa']}); exact grades agree {grade['agree']}/{grade['n']} "
-              f"({grade['percent']}%); written to {args.quote_audit} and {summary_path}")
+              f"({grade['percent']}%); written to {args.quote_audit} and {summary_path}",
+              file=sys.stderr if args.json else sys.stdout)
     if args.check_audit:
         from ..instrument.quote_audit import check_audit
 
         audit_problems = check_audit(args.input, args.check_audit, provenance)
         for problem in audit_problems[:50]:
             print("  " + problem, file=sys.stderr)
-        print(f"audit check: {len(audit_problems)} problems in {args.check_audit}")
+        print(f"audit check: {len(audit_problems)} problems in {args.check_audit}",
+              file=sys.stderr if args.json else sys.stdout)
         if audit_problems:
             raise VerificationError(f"{len(audit_problems)} problems in the stored quote audit")
     if report["disagreements"]:
