@@ -53,6 +53,7 @@ class AuditTest(unittest.TestCase):
         self.assertEqual((summary["pairs"], summary["condition_decisions"]), (59, 140))
         self.assertEqual(summary["conditions"]["agree"], 140)
         self.assertEqual(summary["exact_grade"]["agree"], 59)
+        self.assertEqual(summary["conditions_by_source"]["test"]["n"], 140)  # one source
         ack = [c for r in rows if r["docid"] == "dA" for c in r["conditions"]
                if c["condition_id"] == "section:acknowledgements"]
         # dA page 5 is "Acknowledgments\nThanks to all.": the quote is characters 0..15.

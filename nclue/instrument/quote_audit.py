@@ -166,6 +166,7 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
     evidence = {(o["qid"], o["docid"]): o["pages"] for _, o in iter_jsonl(_path(release, "evidence.jsonl"))}
     variants = {c["id"]: tuple(c.get("variants") or [c["id"].split(":", 1)[1]])
                 for c in record["conditions"]}
+    source_of = {o["docid"]: o["source"] for _, o in iter_jsonl(_path(release, "corpus.jsonl"))}
     sample = sample_pairs(qrels, size, seed)
     wanted = {row["docid"] for _, row in sample}
     pages: Dict[str, Dict[int, Tuple[str, List[str]]]] = {d: {} for d in wanted}
@@ -173,7 +174,7 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
         if obj["docid"] in pages:
             pages[obj["docid"]][obj["page"]] = (obj["text"], obj.get("flags") or [])
     rows: List[Dict[str, Any]] = []
-    cond_a, cond_b, kinds = [], [], []
+    cond_a, cond_b, kinds, cond_sources = [], [], [], []
     grade_a, grade_b, clue_a, clue_b = [], [], [], []
     page_hits = 0
     for stratum, qrel in sample:
@@ -203,6 +204,7 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
             cond_a.append(decision["construction"])
             cond_b.append(decision["recheck"])
             kinds.append(kind)
+            cond_sources.append(source_of.get(docid, ""))
         clues, label, gate = (expected_label(quote_pages, page_gates) if any(quote_pages)
                               else (0, "none", None))
         rows.append({"qid": qid, "docid": docid, "stratum": stratum,
@@ -217,6 +219,10 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
     for kind in sorted(set(kinds)):
         idx = [i for i, k in enumerate(kinds) if k == kind]
         by_kind[kind] = _agreement([cond_a[i] for i in idx], [cond_b[i] for i in idx])
+    by_source = {}
+    for source in sorted(set(cond_sources)):
+        idx = [i for i, s_ in enumerate(cond_sources) if s_ == source]
+        by_source[source] = _agreement([cond_a[i] for i in idx], [cond_b[i] for i in idx])
     positives = sum(cond_a)
     transitions = transition_matrix(grade_a, grade_b)
     summary = {
@@ -225,6 +231,7 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
         "condition_decisions": len(cond_a),
         "conditions": _agreement(cond_a, cond_b),
         "conditions_by_kind": by_kind,
+        "conditions_by_source": by_source,
         "construction_positive_on_quote_page": {"hits": page_hits, "positives": positives},
         "exact_grade": _agreement(grade_a, grade_b),
         "clue_count_weighted_kappa_linear": _kappa(clue_a, clue_b, categories=[0, 1, 2, 3],
