@@ -39,6 +39,15 @@ class ControlsTest(unittest.TestCase):
         # apple and date are never on one page: the floor retrieves nothing
         self.assertEqual(controls.single_page_floor(index, "apple date", ["apple", "date"]), [])
 
+    def test_single_page_fact_floor(self):
+        # g: pages 2 / 19 / 60, no common page (a gold) -> unranked.
+        # s: {4,5} & {5} & {5,9} = {5} -> 1.  t: {1} & {1,2} = {1} -> 1.  u: {3,4} & {3,4} -> 2.
+        evidence = {"g": [[2], [19], [60]], "s": [[4, 5], [5], [5, 9]], "t": [[1], [1, 2]],
+                    "u": [[3, 4], [3, 4]]}
+        hits = controls.single_page_fact_floor(evidence)
+        self.assertEqual([(h.docid, h.score) for h in hits], [("u", 2.0), ("s", 1.0), ("t", 1.0)])
+        self.assertEqual(hits[0].pages, ((3, 1.0), (4, 1.0)))
+
     def test_condition_frequency_prior(self):
         index = LexicalIndex.from_pages(CORPUS, 1.2, 0.75)
         # conditions "apple banana" (d1), "cherry" (d2, d3), "date" (d3): d3 2, d1 1, d2 1

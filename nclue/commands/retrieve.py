@@ -50,6 +50,7 @@ class Context:
         self.index = index
         self.depth = depth
         self._prior: Optional[List[Hit]] = None
+        self._evidence: Optional[Dict[str, Dict[str, Any]]] = None
 
     def need_index(self) -> LexicalIndex:
         if self.index is None:
@@ -85,6 +86,15 @@ def _oracle(ctx: Context, query: Query, text: str, conds: Tuple[str, ...]) -> Li
     return controls.fact_oracle(judged, ctx.depth)
 
 
+def _fact_floor(ctx: Context, query: Query, text: str, conds: Tuple[str, ...]) -> List[Hit]:
+    if ctx._evidence is None:
+        grouped: Dict[str, Dict[str, Any]] = {}
+        for (qid, docid), pages in ctx.release.evidence.items():
+            grouped.setdefault(qid, {})[docid] = pages
+        ctx._evidence = grouped
+    return controls.single_page_fact_floor(ctx._evidence.get(query.qid, {}), ctx.depth)
+
+
 #: name -> (system, family, block, operation, privileged)
 SYSTEMS: Dict[str, Tuple[System, str, str, str, bool]] = {
     "bm25-or": (lambda ctx, q, text, conds: ctx.need_index().bm25_or(text, ctx.depth),
@@ -118,6 +128,9 @@ SYSTEMS: Dict[str, Tuple[System, str, str, str, bool]] = {
                    "query-independent condition-frequency prior", False),
     "oracle": (_oracle, "control", "controls",
                "PRIVILEGED construction-fact oracle (reads qrels)", True),
+    "single-page-floor-facts": (_fact_floor, "control", "controls",
+                                "PRIVILEGED all conditions on one stored evidence page (reads "
+                                "evidence)", True),
 }
 
 
@@ -221,7 +234,7 @@ def produce(ctx: Context, spec: Dict[str, Any], out: Path, k1: float, b: float,
     if any("pages" in row for row in rows):
         configuration["pages"] = (f"best 3 pages (assigned pages for SDR) of the top "
                                   f"{PAGE_DEPTH} documents")
-    if method != "oracle":
+    if method not in PRIVILEGED_ONLY:
         configuration.update({"k1": k1, "b": b, "tokenizer": "nclue.retrieval.tokenize (lowercase, "
                               "[^\\W_]+, Lucene English stop set, no stemming)"})
     if method == "bm25-cond-rr":
@@ -296,13 +309,16 @@ def cmd_retrieve(args) -> int:
             raise InputError(spec.get("_where", "--method"),
                              f"unknown method {spec['method']!r}; expected one of "
                              f"{', '.join(SYSTEMS)}")
-    needs_pages = any(spec["method"] != "oracle" for spec, _ in specs)
+    needs_pages = any(spec["method"] not in PRIVILEGED_ONLY for spec, _ in specs)
     index = _load_index(args, release) if needs_pages or args.pages else None
     ctx = Context(release, index, args.depth)
     for spec, out in specs:
         produce(ctx, spec, out, args.k1, args.b, record=not args.no_index)
     return 0
 
+
+#: systems that read only the release (no page text)
+PRIVILEGED_ONLY = ("oracle", "single-page-floor-facts")
 
 FUSERS = {"rrf": lambda lists, depth: fusion.rrf(lists, fusion.RRF_K, depth),
           "round-robin": lambda lists, depth: fusion.round_robin(lists, depth)}

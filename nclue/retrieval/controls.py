@@ -6,6 +6,11 @@
 - :func:`single_page_floor` -- a document scores only if one single page matches every condition
   (all analyzed terms of each condition on that page); its score is that page's BM25 for the query
   text (the best such page). It bounds the cross-page requirement from below.
+- :func:`single_page_fact_floor` -- **PRIVILEGED.** The same floor on the construction facts:
+  a document scores only if one stored evidence page supports every condition (release
+  ``evidence.jsonl``). By the gold definition no gold can score, so its n-Clue Score is 0 by
+  construction; the lexical floor above measures how far page-level token co-occurrence departs
+  from the facts (tables of contents, indexes and running text can hold every condition's words).
 - :func:`condition_frequency_prior` -- query-independent: a document's score is the number of
   distinct conditions of the released query set that match it (all of a condition's analyzed terms
   occur in the document). Every query gets the same ranking. It uses public inputs only (query
@@ -49,6 +54,26 @@ def single_page_floor(index: LexicalIndex, text: str, conditions: Sequence[str],
         doc_scores[doc] = best[0][1]
         kept[doc] = best
     return index.rank_docs(doc_scores, depth, kept)
+
+
+def single_page_fact_floor(evidence: Mapping[str, Sequence[Sequence[int]]],
+                           depth: int = 100) -> List[Hit]:
+    """PRIVILEGED. ``evidence = {docid: [pages for c1], [pages for c2], ...}`` of one query.
+
+    Score = number of pages in the all-condition intersection; documents with an empty
+    intersection are not ranked; ties by docid ascending. Pages: the intersection (score 1 each).
+    """
+    scored = []
+    for docid, per_condition in evidence.items():
+        if not per_condition:
+            continue
+        common = set(per_condition[0])
+        for pages in per_condition[1:]:
+            common &= set(pages)
+        if common:
+            scored.append((docid, float(len(common)), tuple((p, 1.0) for p in sorted(common))))
+    scored.sort(key=lambda item: (-item[1], item[0]))
+    return [Hit(docid, score, pages[:3]) for docid, score, pages in scored[:depth]]
 
 
 def condition_frequency_prior(index: LexicalIndex, conditions: Iterable[str]) -> Dict[int, float]:
