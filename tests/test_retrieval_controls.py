@@ -159,9 +159,12 @@ class CommandTest(unittest.TestCase):
                    "--k1", "1.2", "--b", "0.75", "--plan", str(plan)])
             self.assertEqual(sha256_file(folder / "runs" / "sdr.jsonl.gz"), before)
 
-            code, err = quiet(["fuse", "--release", tmp, "--inputs", "oracle", "sdr",
-                               "--method", "rrf", "--id", "fused"])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code, err = quiet(["fuse", "--release", tmp, "--inputs", "oracle", "sdr",
+                                   "--method", "rrf", "--id", "fused", "--json"])
             self.assertEqual(code, 0, err)
+            self.assertEqual(json.loads(out.getvalue())["id"], "fused")
             fused = read_run(folder / "runs" / "fused.jsonl.gz")
             # q1: d1 = 1/61 + 1/61, d2 = 1/62
             self.assertEqual(fused["q1"]["docs"], ["d1", "d2"])

@@ -23,7 +23,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..errors import InputError
-from ..formats import read_json, sha256_file, write_json_atomic, write_jsonl_atomic
+from ..formats import (dumps_canonical, read_json, sha256_file, write_json_atomic,
+                       write_jsonl_atomic)
 from ..release import FORMS, Query, Release, load_release, render_forms
 from ..retrieval import controls, decomposition, fusion, sdr
 from ..retrieval.bm25 import Hit, LexicalIndex
@@ -312,8 +313,10 @@ def cmd_retrieve(args) -> int:
     needs_pages = any(spec["method"] not in PRIVILEGED_ONLY for spec, _ in specs)
     index = _load_index(args, release) if needs_pages or args.pages else None
     ctx = Context(release, index, args.depth)
-    for spec, out in specs:
-        produce(ctx, spec, out, args.k1, args.b, record=not args.no_index)
+    entries = [produce(ctx, spec, out, args.k1, args.b, record=not args.no_index)
+               for spec, out in specs]
+    if args.json:
+        print(dumps_canonical(entries, indent=2))
     return 0
 
 
@@ -353,6 +356,8 @@ def cmd_fuse(args) -> int:
     if not args.no_index:
         record_run(out, entry)
     print(f"nclue fuse: {args.id}: {len(rows)} queries", file=sys.stderr)
+    if args.json:
+        print(dumps_canonical(entry, indent=2))
     return 0
 
 
@@ -384,6 +389,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--b", type=float, default=DEFAULT_B, help="BM25 b (default 0.4)")
     parser.add_argument("--depth", type=int, default=DEPTH, help="ranking depth (default 100)")
     parser.add_argument("--no-index", action="store_true", help="do not touch runs/index.json")
+    parser.add_argument("--json", action="store_true",
+                        help="print the runs' index entries as JSON on stdout")
     parser.set_defaults(func=cmd_retrieve)
 
     fuse = subparsers.add_parser(
@@ -397,4 +404,6 @@ def add_parser(subparsers) -> None:
     fuse.add_argument("--block", default="complementarity", help="matrix block recorded")
     fuse.add_argument("--depth", type=int, default=DEPTH, help="fused depth (default 100)")
     fuse.add_argument("--no-index", action="store_true", help="do not touch runs/index.json")
+    fuse.add_argument("--json", action="store_true",
+                      help="print the run's index entry as JSON on stdout")
     fuse.set_defaults(func=cmd_fuse)
