@@ -153,6 +153,13 @@ class CommandTest(unittest.TestCase):
             self.assertEqual(entries["or_drop1"]["configuration"]["drop_condition"], 1)
             self.assertEqual(entries["or_drop1"]["base"], "or")
             self.assertEqual(entries["sdr"]["sha256"], sha256_file(folder / "runs" / "sdr.jsonl.gz"))
+            self.assertEqual(entries["sdr"]["inputs"]["pages"],
+                             sha256_file(folder / "pages.jsonl.gz"))
+            self.assertEqual(entries["oracle"]["inputs"]["qrels"],
+                             sha256_file(folder / "qrels.jsonl"))
+            # a fair system's entry names only what it read (never the qrels)
+            self.assertEqual(sorted(entries["sdr"]["inputs"]), ["pages", "queries"])
+            self.assertEqual(sorted(entries["oracle"]["inputs"]), ["qrels", "queries"])
             # deterministic: the same plan gives byte-identical files
             before = sha256_file(folder / "runs" / "sdr.jsonl.gz")
             quiet(["retrieve", "--release", tmp, "--pages", str(folder / "pages.jsonl.gz"),
@@ -173,6 +180,8 @@ class CommandTest(unittest.TestCase):
             entries = {e["id"]: e for e in
                        json.loads((folder / "runs" / "index.json").read_text())["runs"]}
             self.assertEqual(entries["fused"]["configuration"]["inputs"], ["oracle", "sdr"])
+            self.assertEqual(entries["fused"]["inputs"]["sdr"],
+                             sha256_file(folder / "runs" / "sdr.jsonl.gz"))
 
     def test_bad_inputs(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -44,12 +44,18 @@ def round_sig(value: float) -> float:
 
 
 class Context:
-    """One release, its page index, and per-release caches shared by the systems."""
+    """One release, its page index, and per-release caches shared by the systems.
 
-    def __init__(self, release: Release, index: Optional[LexicalIndex], depth: int) -> None:
+    ``inputs`` maps each input file (release queries, page text) to its sha256; it is recorded in
+    every produced run's index entry so that a run made from older inputs can be detected.
+    """
+
+    def __init__(self, release: Release, index: Optional[LexicalIndex], depth: int,
+                 inputs: Optional[Dict[str, str]] = None) -> None:
         self.release = release
         self.index = index
         self.depth = depth
+        self.inputs = dict(inputs or {})
         self._prior: Optional[List[Hit]] = None
         self._evidence: Optional[Dict[str, Dict[str, Any]]] = None
 
@@ -253,7 +259,7 @@ def produce(ctx: Context, spec: Dict[str, Any], out: Path, k1: float, b: float,
     entry = {"id": run_id, "file": out.name, "sha256": sha256_file(out), "family": family,
              "block": spec.get("block", block), "operation": operation,
              "base": spec.get("base"), "form": form, "configuration": configuration,
-             "privileged": privileged,
+             "privileged": privileged, "inputs": run_inputs(ctx, method),
              "producer": f"nclue retrieve (nclue {__version__})"}
     if record:
         record_run(out, entry)
@@ -312,7 +318,13 @@ def cmd_retrieve(args) -> int:
                              f"{', '.join(SYSTEMS)}")
     needs_pages = any(spec["method"] not in PRIVILEGED_ONLY for spec, _ in specs)
     index = _load_index(args, release) if needs_pages or args.pages else None
-    ctx = Context(release, index, args.depth)
+    inputs = {"queries": _release_sha(args.release, "queries")}
+    if index is not None:
+        inputs["pages"] = sha256_file(args.pages)
+    for spec, _ in specs:
+        for name in PRIVILEGED_INPUTS.get(spec["method"], ()):
+            inputs[name] = _release_sha(args.release, name)
+    ctx = Context(release, index, args.depth, inputs)
     entries = [produce(ctx, spec, out, args.k1, args.b, record=not args.no_index)
                for spec, out in specs]
     if args.json:
@@ -320,8 +332,26 @@ def cmd_retrieve(args) -> int:
     return 0
 
 
+
+#: the input files each privileged system reads besides the queries (others read the page text)
+PRIVILEGED_INPUTS = {"oracle": ("qrels",), "single-page-floor-facts": ("evidence",)}
 #: systems that read only the release (no page text)
-PRIVILEGED_ONLY = ("oracle", "single-page-floor-facts")
+PRIVILEGED_ONLY = tuple(PRIVILEGED_INPUTS)
+
+
+def run_inputs(ctx: Context, method: str) -> Dict[str, str]:
+    """sha256 of the files this system read: queries, and page text or privileged release files."""
+    names = ("queries",) + PRIVILEGED_INPUTS.get(method, ("pages",))
+    return {name: ctx.inputs[name] for name in names if name in ctx.inputs}
+
+
+def _release_sha(release_dir: str, stem: str) -> str:
+    for name in (f"{stem}.jsonl", f"{stem}.jsonl.gz"):
+        path = Path(release_dir) / name
+        if path.exists():
+            return sha256_file(path)
+    raise InputError(Path(release_dir) / f"{stem}.jsonl", "file not found")
+
 
 FUSERS = {"rrf": lambda lists, depth: fusion.rrf(lists, fusion.RRF_K, depth),
           "round-robin": lambda lists, depth: fusion.round_robin(lists, depth)}
@@ -352,7 +382,9 @@ def cmd_fuse(args) -> int:
                                "ties": "stable input order" if args.method == "rrf"
                                else "none (strictly decreasing)",
                                "score_rounding": f"{SIGNIFICANT} significant digits"},
-             "privileged": False, "producer": f"nclue fuse (nclue {__version__})"}
+             "privileged": False,
+             "inputs": {run_id: sha256_file(folder / f"{run_id}.jsonl.gz") for run_id in args.inputs},
+             "producer": f"nclue fuse (nclue {__version__})"}
     if not args.no_index:
         record_run(out, entry)
     print(f"nclue fuse: {args.id}: {len(rows)} queries", file=sys.stderr)
