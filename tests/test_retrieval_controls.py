@@ -201,6 +201,17 @@ class CommandTest(unittest.TestCase):
             self.assertEqual(code, 2)
             self.assertIn("unknown method 'bm25-xor'", err)
             self.assertFalse((folder / "runs" / "y.jsonl.gz").exists())
+            # a bad form in the second run stops the plan before the first is written
+            plan.write_text(json.dumps({"runs": [
+                {"id": "ok", "method": "bm25-or", "form": "clean"},
+                {"id": "bad", "method": "bm25-or", "form": "shouting"}]}))
+            code, err = quiet(["retrieve", "--release", tmp, "--plan", str(plan)])
+            self.assertEqual(code, 2)
+            self.assertIn("unknown form 'shouting'", err)
+            self.assertFalse((folder / "runs" / "ok.jsonl.gz").exists())
+            code, err = quiet(["retrieve", "--release", tmp, "--method", "oracle",
+                               "--out", str(out), "--depth", "0"])
+            self.assertEqual((code, "--depth: must be >= 1" in err), (2, True))
 
 
 if __name__ == "__main__":

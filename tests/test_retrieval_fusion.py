@@ -4,7 +4,7 @@ import math
 import unittest
 
 from nclue.retrieval.decomposition import (bm25_condition_wise, combine, doc_table_from_pages,
-                                           normalize)
+                                           normalize, rank_items)
 from nclue.retrieval.fusion import round_robin, rrf
 
 
@@ -69,6 +69,11 @@ class DecompositionTest(unittest.TestCase):
                          {"a": 0.0, "b": 0.5, "c": 1.0})
         with self.assertRaises(ValueError):
             combine([{"a": 1.0}], "mean")
+
+    def test_rank_items(self):
+        # score descending; b and c tie at 0.5 and keep docid order; depth 2 cuts d
+        ranked = rank_items({"c": 0.5, "a": 0.9, "b": 0.5, "d": 0.1}, 2)
+        self.assertEqual(ranked, [("a", 0.9), ("b", 0.5)])
 
     def test_page_tables(self):
         table = {"d": {1: 0.2, 2: 0.9, 3: 0.4, 4: 0.1}, "e": {7: 0.3}}

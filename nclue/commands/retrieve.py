@@ -310,12 +310,26 @@ def cmd_retrieve(args) -> int:
             raise InputError("nclue retrieve", "give --method and --out, or --plan")
         specs.append(({"method": args.method, "form": args.form, "drop": args.drop,
                        "base": args.base}, Path(args.out)))
-    for spec, out in specs:
-        run_id_for(out)
+    if args.depth < 1:
+        raise InputError("--depth", f"must be >= 1, got {args.depth}")
+    if not (args.k1 >= 0 and 0 <= args.b <= 1):
+        raise InputError("--k1/--b", f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={args.k1}, "
+                                     f"b={args.b}")
+    seen_ids = set()
+    for spec, out in specs:  # check every run before producing any (no half-done plans)
+        where = spec.get("_where", "nclue retrieve")
+        run_id = run_id_for(out)
+        if run_id in seen_ids:
+            raise InputError(where, f"run id {run_id!r} appears twice")
+        seen_ids.add(run_id)
         if spec["method"] not in SYSTEMS:
-            raise InputError(spec.get("_where", "--method"),
-                             f"unknown method {spec['method']!r}; expected one of "
-                             f"{', '.join(SYSTEMS)}")
+            raise InputError(where, f"unknown method {spec['method']!r}; expected one of "
+                                    f"{', '.join(SYSTEMS)}")
+        if spec["form"] not in FORMS:
+            raise InputError(where, f"unknown form {spec['form']!r}; expected one of "
+                                    f"{', '.join(FORMS)}")
+        if spec.get("drop") is not None and spec["drop"] not in (1, 2, 3):
+            raise InputError(where, f"drop must be 1, 2 or 3, got {spec['drop']!r}")
     needs_pages = any(spec["method"] not in PRIVILEGED_ONLY for spec, _ in specs)
     index = _load_index(args, release) if needs_pages or args.pages else None
     inputs = {"queries": _release_sha(args.release, "queries")}
@@ -358,6 +372,10 @@ FUSERS = {"rrf": lambda lists, depth: fusion.rrf(lists, fusion.RRF_K, depth),
 
 
 def cmd_fuse(args) -> int:
+    if args.depth < 1:
+        raise InputError("--depth", f"must be >= 1, got {args.depth}")
+    if len(set(args.inputs)) != len(args.inputs):
+        raise InputError("--inputs", "a run is listed twice")
     release = load_release(args.release)
     folder = Path(args.release) / "runs"
     runs = [load_run(folder / f"{run_id}.jsonl.gz", release, "input", run_id=run_id)

@@ -275,10 +275,3 @@ def _impact_index(level: str, raw: Dict[str, Tuple[array, array]], lengths: arra
         postings[term] = (units, array("d", [idf * tf / (tf + norm[unit])
                                              for unit, tf in zip(units, tfs)]))
     return InvertedIndex(level, lengths, postings, nonempty, avgdl, k1, b, tie_rank)
-
-
-def load_page_indexes(path: PathLike, k1: float = DEFAULT_K1, b: float = DEFAULT_B,
-                      keep_docs: Optional[Iterable[str]] = None
-                      ) -> Tuple[Collection, InvertedIndex, InvertedIndex]:
-    """Read a page-text JSONL file and build :func:`build_indexes` over it."""
-    return build_indexes(iter_page_records(path), k1, b, path, keep_docs)
