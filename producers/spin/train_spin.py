@@ -229,8 +229,10 @@ def main():
     lr_file = OUT / "lr_selection.json"
     lr = args.lr
     if args.mode in ("grid", "lr") and lr is None:
-        if lr_file.exists():
-            lr = json.load(open(lr_file))["chosen_lr"]
+        old = json.load(open(lr_file)) if lr_file.exists() else None
+        if old and old.get("train_sha256") == split["train_sha256"] \
+                and old.get("val_sha256") == split["val_sha256"]:
+            lr = old["chosen_lr"]
         else:
             trials = {}
             m0, l0 = LR_CELL
@@ -246,7 +248,9 @@ def main():
             with open(lr_file, "w") as fh:
                 json.dump({"grid": list(LR_GRID), "criterion": "noisy-OR loss on validation",
                            "cell": {"m": m0, "layer": l0}, "steps": args.steps,
-                           "trials": trials, "chosen_lr": lr}, fh, indent=2, sort_keys=True)
+                           "trials": trials, "chosen_lr": lr,
+                           "train_sha256": split["train_sha256"],
+                           "val_sha256": split["val_sha256"]}, fh, indent=2, sort_keys=True)
                 fh.write("\n")
         log("chosen lr %g" % lr)
         if args.mode == "lr":
@@ -256,12 +260,14 @@ def main():
     for m, layer in cells:
         name = f"spin_m{m}_l{layer}"
         if (OUT / f"{name}.json").exists() and (OUT / f"{name}.npy").exists():
-            log(f"{name} exists, skipped")
-            continue
+            if json.load(open(OUT / f"{name}.json"))["split"] == split:
+                log(f"{name} exists, skipped")
+                continue
+            log(f"{name} was trained on another split: retrained")
         trial_npy, trial_json = OUT / f"{name}_lr{lr:g}.npy", OUT / f"{name}_lr{lr:g}.json"
         if trial_npy.exists() and trial_json.exists():
             tm = json.load(open(trial_json))
-            if tm["steps"] == args.steps and tm["lr"] == lr:
+            if tm["steps"] == args.steps and tm["lr"] == lr and tm["split"] == split:
                 tm["note"] = f"the chosen learning-rate trial ({trial_npy.name})"
                 save(name, np.load(trial_npy), tm)
                 log(f"{name}: reused the learning-rate trial")
