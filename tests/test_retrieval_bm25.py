@@ -131,6 +131,29 @@ class IndexInputTest(unittest.TestCase):
             LexicalIndex.from_records(records, source="pages.jsonl")
         self.assertIn("pages.jsonl:2", str(caught.exception))
 
+    def test_page_file_formats(self):
+        import json
+        import tempfile
+        from pathlib import Path
+        from nclue.errors import InputError
+        from nclue.retrieval.index import iter_page_records
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "pages.jsonl"
+            # one page per line, and one document per line, may be mixed
+            path.write_text(json.dumps({"docid": "a", "page": 2, "text": "x"}) + "\n"
+                            + json.dumps({"docid": "b", "pages": ["y", "z"]}) + "\n")
+            self.assertEqual([r[:3] for r in iter_page_records(path)],
+                             [("a", 2, "x"), ("b", 1, "y"), ("b", 2, "z")])
+            for bad, problem in (({"docid": "a", "page": 0, "text": "x"}, "page must be >= 1"),
+                                 ({"docid": "a", "text": "x"}, "missing field 'page'"),
+                                 ({"docid": "a", "pages": ["x", 3]}, "page 2 of 'a'"),
+                                 ({"docid": "a"}, "expected a page")):
+                path.write_text("\n" + json.dumps(bad) + "\n")
+                with self.assertRaises(InputError) as caught:
+                    list(iter_page_records(path))
+                self.assertIn(f"{path}:2", str(caught.exception))
+                self.assertIn(problem, str(caught.exception))
+
     def test_bad_parameters(self):
         with self.assertRaises(ValueError):
             LexicalIndex.from_pages({"a": ["x"]}, k1=1.0, b=1.5)
