@@ -84,6 +84,14 @@ def load_queries(path: Path) -> List[dict]:
     return out
 
 
+def input_hashes(manifest: dict, **extra: str) -> Dict[str, str]:
+    """sha256 of the inputs a run read, in the team's ``inputs`` field of runs/index.json:
+    the page text (via the embedding manifest) and the queries file, plus ``extra``."""
+    out = {"pages": manifest["input_sha256"], "queries": sha256_file(RELEASE / "queries.jsonl")}
+    out.update(extra)
+    return out
+
+
 def write_run_rows(run_id: str, rows: List[dict]) -> str:
     """Write ``data/v1/runs/<run_id>.jsonl.gz`` (rows sorted by qid) and return its sha256."""
     path = RUNS_DIR / f"{run_id}.jsonl.gz"
@@ -107,7 +115,7 @@ def _locked(path: Path):
 
 INDEX_FIELDS = ("id", "file", "family", "operation", "base", "form", "configuration", "producer",
                 "model", "package_version", "weight_sha256", "settings", "sha256", "block",
-                "privileged")
+                "privileged", "inputs")
 
 
 def record_runs(entries: List[dict]) -> None:

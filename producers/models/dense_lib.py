@@ -51,6 +51,10 @@ class PageCollection:
         self.mask = pad >= 0
         self.manifest = json.load(open(folder / "manifest.json"))
 
+    @staticmethod
+    def manifest_of(folder: Path = BUILD / "minilm") -> dict:
+        return json.load(open(Path(folder) / "manifest.json"))
+
     def page_scores(self, vectors: np.ndarray, chunk: int = 256) -> np.ndarray:
         """[pages, n] page scores of n query vectors (one float64 matrix product per chunk;
         the same values as ``page_matrix`` computes one vector at a time, up to BLAS order)."""

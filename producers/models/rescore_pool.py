@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from common import DEPTH, PAGES_TOP_DOCS, RELEASE, RUNS_DIR, log, minilm_identity, record_runs, \
-    write_run_rows
+from common import DEPTH, PAGES_TOP_DOCS, RELEASE, RUNS_DIR, input_hashes, log, minilm_identity, \
+    record_runs, sha256_file, write_run_rows
 from dense_lib import PAGES_DELIVERED, PageCollection, ranked_row
 from score_minilm import BUILD, all_query_texts, encode_texts
 
@@ -35,6 +35,8 @@ def main():
     queries = load_queries(RELEASE / "queries.jsonl")
     pool_path = RUNS_DIR / f"{args.pool}.jsonl.gz"
     pool = load_run(pool_path)
+    inputs = input_hashes({"input_sha256": PageCollection.manifest_of()["input_sha256"]},
+                          pool=sha256_file(pool_path))
     coll = PageCollection()
     doc_pos = {d: j for j, d in enumerate(coll.docs)}
     vec = encode_texts(all_query_texts(queries), BUILD / "minilm")
@@ -51,7 +53,6 @@ def main():
     run_id = f"minilm_pool_{args.aggregation}_{args.pool.split('.')[0]}.{args.form}"
     sha = write_run_rows(run_id, rows)
     ident = minilm_identity()
-    from common import sha256_file
     entry = {"id": run_id, "file": f"{run_id}.jsonl.gz", "family": "dense",
              "operation": "fixed-pool re-scoring", "base": args.pool, "form": args.form,
              "block": "reranking", "producer": PRODUCER, "privileged": False, "model": ident["model"],
@@ -63,7 +64,7 @@ def main():
                           "page_embeddings_sha256": coll.manifest["embeddings_sha256"],
                           "score_rounding": "6 significant digits",
                           "ties": "score desc, then docid asc"},
-             "sha256": sha}
+             "sha256": sha, "inputs": inputs}
     record_runs([entry])
     log("%s written (%.1f s)" % (run_id, time.time() - t))
 

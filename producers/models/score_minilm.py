@@ -10,7 +10,8 @@ Runs (depth 100, n-Clue paper supplement 2):
   (page MaxSim analogue) or mean of the 3 best pages.
 * ``minilm_cond_{min,product,hmean}_{best,top3}.{form}``: each condition encoded separately
   (raw form: the bare condition text; clean and natural forms: the quoted condition, as the
-  clean form renders it, so natural = clean by construction), one list per condition over
+  clean form renders it, so natural = clean by construction: the natural entries of
+  runs/index.json point at the clean files), one list per condition over
   *every* document (list depth 0, the retrieval engineer's default), combined with
   ``nclue.retrieval.decomposition.combine(lists, how, "minmax")`` (min-max normalisation per
   condition list, documents with combined score 0 not ranked), top 100, ties docid ascending.
@@ -25,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from common import (BATCH_SIZE, BUILD, DEPTH, PAGES_TOP_DOCS, RELEASE, ROOT, THREADS, log,
-                    minilm_identity, record_runs, write_run_rows)
+from common import (BATCH_SIZE, BUILD, DEPTH, PAGES_TOP_DOCS, RELEASE, ROOT, RUNS_DIR, THREADS,
+                    input_hashes, log, minilm_identity, record_runs, sha256_file, write_run_rows)
 from dense_lib import AGGREGATIONS, PageCollection, joint_row, ranked_row
 
 from nclue.release import load_queries, quote_condition
@@ -95,11 +96,13 @@ def main():
                 "page_embeddings_sha256": coll.manifest["embeddings_sha256"],
                 "pages_input_sha256": coll.manifest["input_sha256"]}
     entries = []
+    inputs = input_hashes(coll.manifest)
 
     def entry(run_id, sha, operation, base, form, configuration, block):
         return {"id": run_id, "file": f"{run_id}.jsonl.gz", "family": "dense",
                 "operation": operation, "base": base, "form": form, "block": block,
                 "configuration": configuration, "producer": PRODUCER, "privileged": False,
+                "inputs": inputs,
                 "model": ident["model"], "package_version": ident["package_version"],
                 "weight_sha256": ident["weight_sha256"], "settings": settings, "sha256": sha,
                 "environment": {k: ident[k] for k in ("torch", "transformers",
@@ -152,6 +155,22 @@ def main():
                 for how in COMBINERS:
                     run_id = f"minilm_cond_{how}_{agg}.{form}"
                     sha = write_run_rows(run_id, rows[how])
+                    if form == "natural" and condition_text("x", "natural") == condition_text("x", "clean"):
+                        # identical to the clean run by construction (same condition texts):
+                        # the index entry points at the clean file instead of a duplicate
+                        clean = RUNS_DIR / f"minilm_cond_{how}_{agg}.clean.jsonl.gz"
+                        if clean.exists() and sha256_file(clean) == sha:
+                            (RUNS_DIR / f"{run_id}.jsonl.gz").unlink()
+                            entries.append(dict(entry(
+                                run_id, sha, f"condition lists (MiniLM {agg} page) + {how}",
+                                f"minilm_joint_{agg}.{form}", form,
+                                {"conditions": "quoted (clean rendering): the same run as clean",
+                                 "page_aggregation": agg, "combiner": how,
+                                 "normalization": "minmax", "list_depth": "all documents",
+                                 "rule": "nclue.retrieval.decomposition.combine"},
+                                "query forms"), file=clean.name))
+                            log("%s = %s (same file)" % (run_id, clean.name))
+                            continue
                     entries.append(entry(
                         run_id, sha, f"condition lists (MiniLM {agg} page) + {how}",
                         f"minilm_joint_{agg}.{form}", form,

@@ -34,8 +34,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "models"))
 
-from common import (DEPTH, PAGES_TOP_DOCS, RELEASE, log, minilm_identity,  # noqa: E402
-                    record_runs, sha256_file, write_run_rows)
+from common import (DEPTH, PAGES_TOP_DOCS, RELEASE, input_hashes, log,  # noqa: E402
+                    minilm_identity, record_runs, sha256_file, write_run_rows)
 from dense_lib import PageCollection, ranked_list, ranked_row  # noqa: E402
 from spin_lib import load_minilm, lower_states, upper_embeddings  # noqa: E402
 
@@ -104,10 +104,12 @@ def main():
                 "pages_field": f"top-{PAGES_TOP_DOCS} documents, best page under each steered "
                                "embedding (<= 3)"}
 
+    inputs = input_hashes(coll.manifest)
+
     def entry(run_id, sha, operation, base, configuration, family="dense", extra=None):
         return {"id": run_id, "file": f"{run_id}.jsonl.gz", "family": family,
                 "operation": operation, "base": base, "form": run_id.rsplit(".", 1)[1],
-                "privileged": False,
+                "privileged": False, "inputs": inputs,
                 "block": "perspective coverage (SPIN)", "configuration": configuration,
                 "producer": PRODUCER, "model": ident["model"],
                 "package_version": ident["package_version"],
@@ -168,6 +170,8 @@ def main():
             sha = write_run_rows(run_id, rr_rows(coll, qids, list(emb)))
             vfile = f"provenance/spin/{name if kind == 'trained' else 'random_m%d_l%d' % (m, layer)}.npy"
             conf = {"m": m, "layer": layer, "layers_total": 6, "vectors": vfile,
+                    "train_sha256": meta.get("split", {}).get("train_sha256"),
+                    "val_sha256": meta.get("split", {}).get("val_sha256"),
                     "vectors_sha256": sha256_file(RELEASE.parent.parent / vfile),
                     "kind": kind, "lr": meta.get("lr"), "steps": meta.get("steps"),
                     "seed": meta.get("hyper_parameters", {}).get("seed")}
