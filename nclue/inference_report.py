@@ -299,11 +299,65 @@ def membership_graph_table(spec: Mapping[str, Any], ctx: Any) -> Table:
                  tuple(rows), "Queries are linked when they share a document (transitively).")
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# Table S4: query-paired permutation tests under each query form
+# --------------------------------------------------------------------------------------------
+
+def paired_tests_table(spec: Mapping[str, Any], ctx: Any) -> Table:
+    """Builder for kind ``"paired_tests"`` (n-Clue supplement Table S4).
+
+    ``spec``: ``{"id", "kind": "paired_tests", "title"?, "measure"?, "seed"?, "draws"?,
+    "forms": ["raw", "clean", "natural"], "contrasts": [{"id", "label"?, "runs": {form: [base,
+    variant], ...}}, ...]}``. Per contrast and form: the paired difference (variant - base,
+    points) and the two-sided query-paired permutation p (every query its own unit, +1
+    correction), as the paper's SourceShift stress analysis.
+    """
+    contrasts = spec.get("contrasts")
+    forms = spec.get("forms", ["raw", "clean", "natural"])
+    if not isinstance(contrasts, list) or not contrasts:
+        raise _fail(ctx, spec, "'contrasts' must be a non-empty list")
+    if not isinstance(forms, list) or not forms or not all(isinstance(f, str) for f in forms):
+        raise _fail(ctx, spec, "'forms' must be a non-empty list of form names")
+    measure = _measure(ctx, spec)
+    seed = _int_setting(ctx, spec, "seed", inference.DEFAULT_SEED, minimum=0)
+    draws = _int_setting(ctx, spec, "draws", inference.DEFAULT_DRAWS)
+    columns: List[Column] = []
+    for form in forms:
+        columns += [Column(f"{form}:delta", f"{form} Delta", 1), Column(f"{form}:p", f"{form} p", 4)]
+    rows = []
+    for number, item in enumerate(contrasts, start=1):
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not isinstance(item.get("runs"), dict):
+            raise _fail(ctx, spec, f"contrast {number} needs a string 'id' and a 'runs' object")
+        cells: Dict[str, Optional[float]] = {}
+        for form in forms:
+            pair = item["runs"].get(form)
+            if pair is None:
+                continue
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise _fail(ctx, spec, f"contrast {item['id']!r}: runs[{form!r}] must be [base, variant]")
+            base = _vector(ctx, spec, pair[0], measure)
+            variant = _vector(ctx, spec, pair[1], measure)
+            try:
+                test = inference.query_permutation_test(base, variant, draws=draws, seed=seed)
+            except NclueError as exc:
+                raise _fail(ctx, spec, str(exc)) from None
+            cells[f"{form}:delta"] = 100 * test.delta
+            cells[f"{form}:p"] = test.p
+        rows.append((item["id"], str(item.get("label") or item["id"]), cells))
+    note = (f"Percentage points, variant minus base ({measure}). p: two-sided query-paired "
+            f"permutation test ({draws} draws, seed {seed}, p = (1 + #{{|T*| >= |T|}})/(1 + draws)).")
+    return Table(spec["id"], spec.get("title", "Query-paired differences (Table S4 analogue)"),
+                 tuple(columns), tuple(rows), note)
+
+
 TABLE_BUILDERS = {
     "contrasts": contrasts_report_table,
     "contrast_sensitivity": contrast_sensitivity_table,
     "membership_graph": membership_graph_table,
+    "paired_tests": paired_tests_table,
 }
 
 __all__ = ["TABLE_BUILDERS", "contrast_sensitivity_table", "contrasts_report_table",
-           "membership_graph_table"]
+           "membership_graph_table", "paired_tests_table"]
