@@ -742,9 +742,64 @@ def membership_components(memberships: Memberships) -> List[Tuple[Hashable, ...]
     return comps
 
 
+@dataclass(frozen=True)
+class CrossedWeights:
+    """Replicate weights of the crossed query/document bootstrap, drawn once and reusable for
+    every contrast over the same queries and memberships (the draws do not depend on values).
+
+    ``qids`` is the sorted query order; ``replicates[r]`` is ``(indices, weights)`` of the
+    queries with a nonzero weight in replicate r.
+    """
+
+    qids: Tuple[Hashable, ...]
+    replicates: Tuple[Tuple[Tuple[int, ...], Tuple[float, ...]], ...]
+    seed: int
+
+
+def crossed_weights(qids: Iterable[Hashable], memberships: Memberships, *,
+                    replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED) -> CrossedWeights:
+    """Draw the crossed query/document weights (see :func:`crossed_bootstrap`)."""
+    replicates = _positive_int(replicates, "replicates")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise NclueError(f"seed must be an integer, got {seed!r}")
+    order = sorted(qids, key=_sort_key)
+    mem = _memberships(memberships, order, require_nonempty=True)
+    docs = sorted(set().union(*mem.values()), key=_sort_key)
+    doc_index = {d: i for i, d in enumerate(docs)}
+    doc_lists = [sorted(doc_index[d] for d in mem[q]) for q in order]
+    nq, nd = len(order), len(docs)
+    rng = random.Random(seed)
+    qpop, dpop = range(nq), range(nd)
+    drawn = []
+    attempts = 0
+    while len(drawn) < replicates:
+        attempts += 1
+        if attempts > 100 * replicates + 1000:
+            raise NclueError("crossed_bootstrap: weights keep vanishing; too few queries/documents")
+        qcount = [0] * nq
+        for i in rng.choices(qpop, k=nq):
+            qcount[i] += 1
+        dcount = [0] * nd
+        for i in rng.choices(dpop, k=nd):
+            dcount[i] += 1
+        indices, weights = [], []
+        for i in range(nq):
+            c = qcount[i]
+            if c:
+                lst = doc_lists[i]
+                w = c * sum(map(dcount.__getitem__, lst)) / len(lst)
+                if w:
+                    indices.append(i)
+                    weights.append(w)
+        if weights:
+            drawn.append((tuple(indices), tuple(weights)))
+    return CrossedWeights(tuple(order), tuple(drawn), seed)
+
+
 def crossed_bootstrap(base: Vector, variant: Vector, memberships: Memberships, *,
                       replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
-                      level: float = DEFAULT_LEVEL) -> Interval:
+                      level: float = DEFAULT_LEVEL,
+                      weights: Optional[CrossedWeights] = None) -> Interval:
     """Crossed query/document weighting interval for ``mean(variant - base)`` (Table S1i).
 
     A stress model for nonidentical queries that share documents (a pigeonhole bootstrap,
@@ -755,50 +810,26 @@ def crossed_bootstrap(base: Vector, variant: Vector, memberships: Memberships, *
     judged gold/subset membership), and the replicate statistic is
     ``sum_q W_q (variant_q - base_q) / sum_q W_q``. A replicate whose weights are all zero is
     redrawn (from the same stream). Every query needs at least one membership.
+
+    ``weights``: draws from :func:`crossed_weights` for the same queries, memberships, seed and
+    replicate count, reused across contrasts (the result is identical to drawing them here).
     """
     diff = _paired(base, variant)
     level = _level(level)
-    replicates = _positive_int(replicates, "replicates")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise NclueError(f"seed must be an integer, got {seed!r}")
-    qids = sorted(diff, key=_sort_key)
-    mem = _memberships(memberships, qids, require_nonempty=True)
-    docs = sorted(set().union(*mem.values()), key=_sort_key)
-    doc_index = {d: i for i, d in enumerate(docs)}
-    doc_lists = [sorted(doc_index[d] for d in mem[q]) for q in qids]
-    values = [diff[q] for q in qids]
-    nq, nd = len(qids), len(docs)
-    rng = random.Random(seed)
-    qpop, dpop = range(nq), range(nd)
+    if weights is None:
+        weights = crossed_weights(diff.keys(), memberships, replicates=replicates, seed=seed)
+    elif set(weights.qids) != set(diff) or len(weights.replicates) != replicates or weights.seed != seed:
+        raise NclueError("crossed_bootstrap: the precomputed weights were drawn for other "
+                         "queries, replicates or seed")
+    values = [diff[q] for q in weights.qids]
     stats = []
-    attempts = 0
-    while len(stats) < replicates:
-        attempts += 1
-        if attempts > 100 * replicates + 1000:
-            raise NclueError("crossed_bootstrap: weights keep vanishing; too few queries/documents")
-        qcount = [0] * nq
-        for i in rng.choices(qpop, k=nq):
-            qcount[i] += 1
-        dcount = [0] * nd
-        for i in rng.choices(dpop, k=nd):
-            dcount[i] += 1
-        num = 0.0
-        den = 0.0
-        for i in range(nq):
-            c = qcount[i]
-            if c:
-                lst = doc_lists[i]
-                w = c * sum(map(dcount.__getitem__, lst)) / len(lst)
-                if w:
-                    num += w * values[i]
-                    den += w
-        if den > 0:
-            stats.append(num / den)
+    for indices, ws in weights.replicates:
+        stats.append(sum(w * values[i] for i, w in zip(indices, ws)) / sum(ws))
     stats.sort()
     alpha = (1 - level) / 2
     return Interval(estimate=_mean(values), lo=percentile(stats, alpha),
-                    hi=percentile(stats, 1 - alpha), level=level, replicates=replicates,
-                    units=nq)
+                    hi=percentile(stats, 1 - alpha), level=level, replicates=len(weights.replicates),
+                    units=len(values))
 
 
 @dataclass(frozen=True)
@@ -1159,7 +1190,7 @@ __all__ = [
     "BlockEndpoint", "CommonSupport", "ContrastRow", "gold_memberships", "judged_memberships",
     "query_bootstrap", "selection_table", "top_labels", "DEFAULT_DRAWS", "DEFAULT_LEVEL", "DEFAULT_REPLICATES",
     "DEFAULT_SEED", "FlipTest", "Interval", "LeaveOneOut", "Outcomes", "PromotionBound",
-    "Removal", "Resampler", "common_support_ordering", "crossed_bootstrap", "family_bootstrap",
+    "Removal", "Resampler", "common_support_ordering", "crossed_bootstrap", "crossed_weights", "family_bootstrap",
     "family_flip_test", "holm", "leave_one_document_out", "max_t_block", "membership_components",
     "outcome_class", "paired_family_bootstrap", "percentile", "promotion_bound",
     "query_permutation_test", "remove_top_degree_documents", "selection_adjusted",

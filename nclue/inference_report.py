@@ -198,6 +198,7 @@ def contrast_sensitivity_table(spec: Mapping[str, Any], ctx: Any) -> Table:
     gold = inference.gold_memberships(ctx.release)
     judged = inference.judged_memberships(ctx.release)
     gold_docs = {d for docs in gold.values() for d in docs}
+    weight_cache: Dict[Any, Any] = {}
     remove_k = min(remove, len(gold_docs))
     rows = []
     seen = set()
@@ -214,12 +215,12 @@ def contrast_sensitivity_table(spec: Mapping[str, Any], ctx: Any) -> Table:
         v_top = inference.top_labels(ctx.release, ctx.run(variant), k)
         try:
             support = inference.common_support_ordering(b_ranks, v_ranks, k)
-            crossed_gold = inference.crossed_bootstrap(b_vec, v_vec, _with_members(gold, b_vec),
-                                                       replicates=replicates, seed=seed,
-                                                       level=level)
-            crossed_all = inference.crossed_bootstrap(b_vec, v_vec, _with_members(judged, b_vec),
-                                                      replicates=replicates, seed=seed,
-                                                      level=level)
+            crossed_gold = inference.crossed_bootstrap(
+                b_vec, v_vec, {}, replicates=replicates, seed=seed, level=level,
+                weights=_weights(weight_cache, "gold", gold, b_vec, replicates, seed))
+            crossed_all = inference.crossed_bootstrap(
+                b_vec, v_vec, {}, replicates=replicates, seed=seed, level=level,
+                weights=_weights(weight_cache, "judged", judged, b_vec, replicates, seed))
             loo = inference.leave_one_document_out(b_vec, v_vec, gold)
             try:
                 removal: Optional[inference.Removal] = inference.remove_top_degree_documents(
@@ -269,6 +270,17 @@ def contrast_sensitivity_table(spec: Mapping[str, Any], ctx: Any) -> Table:
             "both systems); unjudged documents are out of scope.")
     return Table(spec["id"], spec.get("title", "Headline-contrast sensitivity (Tables S1f-S1i)"),
                  tuple(columns), tuple(rows), note)
+
+
+def _weights(cache: Dict[Any, Any], kind: str, memberships: Mapping[str, Tuple[str, ...]],
+             vector: Mapping[str, float], replicates: int, seed: int) -> Any:
+    """Crossed-bootstrap draws, made once per membership kind and query set and reused across
+    contrasts (identical to drawing them per contrast; see inference.crossed_weights)."""
+    key = (kind, frozenset(vector))
+    if key not in cache:
+        cache[key] = inference.crossed_weights(vector.keys(), _with_members(memberships, vector),
+                                               replicates=replicates, seed=seed)
+    return cache[key]
 
 
 def _with_members(memberships: Mapping[str, Tuple[str, ...]], vector: Mapping[str, float]

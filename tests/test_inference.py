@@ -658,3 +658,18 @@ class ExampleReleaseTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CrossedWeightsReuse(unittest.TestCase):
+    """Precomputed crossed-bootstrap weights give exactly the interval drawn per call."""
+
+    def test_reuse_is_identical(self):
+        base = {"q1": 0, "q2": 1, "q3": 0, "q4": 1, "q5": 0}
+        var = {"q1": 1, "q2": 1, "q3": 1, "q4": 0, "q5": 1}
+        mem = {"q1": ["a"], "q2": ["a", "b"], "q3": ["c"], "q4": ["b", "c"], "q5": ["d"]}
+        direct = inf.crossed_bootstrap(base, var, mem, replicates=200, seed=5)
+        weights = inf.crossed_weights(base.keys(), mem, replicates=200, seed=5)
+        reused = inf.crossed_bootstrap(base, var, {}, replicates=200, seed=5, weights=weights)
+        self.assertEqual(direct, reused)
+        with self.assertRaises(inf.NclueError):
+            inf.crossed_bootstrap(base, var, {}, replicates=100, seed=5, weights=weights)
