@@ -13,8 +13,11 @@ percentile bootstrap interval (n-Clue paper sec. 3.4) and a verdict code:
 
 - ``1`` replicates: the difference has the paper's sign and the interval excludes zero;
 - ``0`` same direction, not significant: the sign matches but the interval includes zero
-  (a zero difference also lands here when the paper's direction is "0");
-- ``-1`` does not replicate: the sign is opposite (or, for direction "0", the interval excludes 0).
+  (a zero difference also lands here, and so does a direction-"0" finding whose interval
+  includes zero);
+- ``-1`` opposite direction, not significant: the sign is opposite, the interval includes zero;
+- ``-2`` contradicted: the sign is opposite and the interval excludes zero (for direction "0":
+  the interval excludes zero).
 
 The verdict is a number so that it is a verified claim like every other cell; the report prints
 its sentence.
@@ -28,20 +31,21 @@ from .errors import InputError
 from .release import gold_families
 from .tables import Column, Table
 
-VERDICT_TEXT = {1: "replicates", 0: "same direction, not significant", -1: "does not replicate"}
+VERDICT_TEXT = {1: "replicates", 0: "same direction, not significant",
+                -1: "opposite direction, not significant", -2: "contradicted"}
 
 
 def verdict(direction: str, delta: float, lo: float, hi: float) -> int:
     """Verdict code for a paired difference and its interval (see module docstring)."""
     excludes_zero = lo > 0 or hi < 0
     if direction == "0":
-        return -1 if excludes_zero else 0
+        return -2 if excludes_zero else 0
     sign = 1 if direction == "+" else -1
     if delta * sign > 0:
         return 1 if excludes_zero else 0
     if delta == 0:
         return 0
-    return -1
+    return -2 if excludes_zero else -1
 
 
 def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
@@ -55,7 +59,7 @@ def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
     families = gold_families(ctx.release)
     columns = (Column("base", "Base", 1), Column("variant", "Variant", 1), Column("delta", "Delta", 1),
                Column("ci_lo", "95% CI low", 1), Column("ci_hi", "95% CI high", 1),
-               Column("verdict", "Verdict (1 / 0 / -1)", 0))
+               Column("verdict", "Verdict (1 / 0 / -1 / -2)", 0))
     rows = []
     for number, item in enumerate(items, start=1):
         if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("id", "statement", "base", "variant")):
@@ -77,8 +81,8 @@ def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
         label = f"{item['statement']} [{key}: {item['base']} -> {item['variant']}, paper: {direction}]"
         rows.append((item["id"], label, cells))
     note = ("Percentage points; variant minus base; 95% family-clustered percentile bootstrap "
-            f"({replicates} replicates, seed {seed}). Verdict: 1 = " + VERDICT_TEXT[1] + "; 0 = "
-            + VERDICT_TEXT[0] + "; -1 = " + VERDICT_TEXT[-1] + ".")
+            f"({replicates} replicates, seed {seed}). Verdict: "
+            + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items()) + ".")
     return Table(spec["id"], spec.get("title", "Do the paper's directional findings replicate?"),
                  columns, tuple(rows), note)
 

@@ -13,14 +13,16 @@ class Verdicts(unittest.TestCase):
     def test_positive_direction(self):
         self.assertEqual(verdict("+", 5.0, 1.0, 9.0), 1)     # right sign, CI above zero
         self.assertEqual(verdict("+", 5.0, -1.0, 9.0), 0)    # right sign, CI spans zero
-        self.assertEqual(verdict("+", -5.0, -9.0, -1.0), -1)  # opposite sign
+        self.assertEqual(verdict("+", -5.0, -9.0, -1.0), -2)  # opposite sign, CI below zero
+        self.assertEqual(verdict("+", -5.0, -9.0, 1.0), -1)   # opposite sign, CI spans zero
         self.assertEqual(verdict("+", 0.0, -2.0, 2.0), 0)    # no difference: not contradicted
 
     def test_negative_and_null_direction(self):
         self.assertEqual(verdict("-", -3.0, -6.0, -0.5), 1)
         self.assertEqual(verdict("-", 3.0, -1.0, 6.0), -1)
+        self.assertEqual(verdict("-", 3.0, 1.0, 6.0), -2)
         self.assertEqual(verdict("0", 0.0, -1.0, 1.0), 0)
-        self.assertEqual(verdict("0", 2.0, 0.5, 3.5), -1)
+        self.assertEqual(verdict("0", 2.0, 0.5, 3.5), -2)
 
 
 class ExampleFindings(unittest.TestCase):
