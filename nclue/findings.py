@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Mapping
 
 from . import inference
 from .claims import format_fixed
+from .coverage import per_query_coverage, perspectives_from_release, rankings_of
 from .errors import InputError
 from .release import gold_families
 from .tables import Column, Table
@@ -46,6 +47,19 @@ def verdict(direction: str, delta: float, lo: float, hi: float) -> int:
     if delta == 0:
         return 0
     return -2 if excludes_zero else -1
+
+
+def _vector(ctx: Any, run_id: str, key: str):
+    """Per-query vector of a scorer measure, or of hard coverage ``hc@k`` (Multi3IR eq. 5 with
+    the release's conditions as perspectives)."""
+    if key.startswith("hc@"):
+        try:
+            k = int(key[3:])
+        except ValueError:
+            return None
+        perspectives = perspectives_from_release(ctx.release)
+        return per_query_coverage(perspectives, rankings_of(ctx.run(run_id)), (k,))[key]
+    return ctx.vectors(run_id).get(key)
 
 
 def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
@@ -69,8 +83,8 @@ def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
             raise InputError(where, f"finding {number}: direction must be '+', '-' or '0'")
         measure = item.get("measure", "nclue_score")
         key = measure if "@" in measure or measure == "auc" else f"{measure}@{ctx.k}"
-        base = ctx.vectors(item["base"]).get(key)
-        variant = ctx.vectors(item["variant"]).get(key)
+        base = _vector(ctx, item["base"], key)
+        variant = _vector(ctx, item["variant"], key)
         if base is None or variant is None:
             raise InputError(where, f"finding {number}: measure {key!r} is not available for both runs")
         interval = inference.paired_family_bootstrap(base, variant, families, replicates=replicates, seed=seed)

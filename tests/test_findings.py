@@ -39,6 +39,20 @@ class ExampleFindings(unittest.TestCase):
         self.assertLessEqual(rows["pages_vs_lexical"]["ci_lo"], 0.0)
         self.assertEqual(rows["pages_vs_lexical"]["verdict"], 0.0)
 
+    def test_hard_coverage_finding(self):
+        from nclue.findings import findings_table
+        ctx = ReleaseContext(ROOT / "data" / "example")
+        spec = {"id": "f", "kind": "findings", "findings": [
+            {"id": "hc", "statement": "dense covers more conditions", "base": "example_lexical",
+             "variant": "example_dense", "measure": "hc@10", "direction": "+"}]}
+        cells = findings_table(spec, ctx).rows[0][2]
+        # HC@10 by hand: lexical covers every condition of q1, q2, q4, q5, half of q3 (beamer via
+        # d01/d10, Index only in d09) and nothing of q6 (unranked): 4.5 / 6 = 75.0.
+        # The dense run covers every condition of every query (q3 via d09, q6 via d03/d11): 100.
+        self.assertAlmostEqual(cells["base"], 75.0)
+        self.assertAlmostEqual(cells["variant"], 100.0)
+        self.assertAlmostEqual(cells["delta"], 25.0)
+
 
 if __name__ == "__main__":
     unittest.main()
