@@ -11,13 +11,16 @@ variant run, a measure and the direction the paper reports::
 Each finding gets the paired difference (variant - base, points), its family-clustered 95%
 percentile bootstrap interval (n-Clue paper sec. 3.4) and a verdict code:
 
-- ``1`` replicates: the difference has the paper's sign and the interval excludes zero;
+- ``1`` replicates: the difference has the paper's sign and the interval excludes zero (for
+  direction "0", a null finding: the interval includes zero);
 - ``0`` same direction, not significant: the sign matches but the interval includes zero
-  (a zero difference also lands here, and so does a direction-"0" finding whose interval
-  includes zero);
+  (a zero difference also lands here);
 - ``-1`` opposite direction, not significant: the sign is opposite, the interval includes zero;
 - ``-2`` contradicted: the sign is opposite and the interval excludes zero (for direction "0":
   the interval excludes zero).
+
+A "0" finding can only be supported as far as the interval's width allows: it says no
+difference was detected, not that none exists.
 
 The verdict is a number so that it is a verified claim like every other cell; the report prints
 its sentence.
@@ -40,7 +43,7 @@ def verdict(direction: str, delta: float, lo: float, hi: float) -> int:
     """Verdict code for a paired difference and its interval (see module docstring)."""
     excludes_zero = lo > 0 or hi < 0
     if direction == "0":
-        return -2 if excludes_zero else 0
+        return -2 if excludes_zero else 1
     sign = 1 if direction == "+" else -1
     if delta * sign > 0:
         return 1 if excludes_zero else 0

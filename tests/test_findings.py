@@ -21,7 +21,7 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(verdict("-", -3.0, -6.0, -0.5), 1)
         self.assertEqual(verdict("-", 3.0, -1.0, 6.0), -1)
         self.assertEqual(verdict("-", 3.0, 1.0, 6.0), -2)
-        self.assertEqual(verdict("0", 0.0, -1.0, 1.0), 0)
+        self.assertEqual(verdict("0", 0.0, -1.0, 1.0), 1)    # null finding: CI spans zero
         self.assertEqual(verdict("0", 2.0, 0.5, 3.5), -2)
 
 
