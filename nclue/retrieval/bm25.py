@@ -87,29 +87,11 @@ class LexicalIndex:
 
     def docs_matching(self, condition: str) -> set:
         """Documents holding every analyzed term of ``condition`` (empty if it has no terms)."""
-        terms = sorted(set(tokenize(condition)))
-        if not terms:
-            return set()
-        lists = sorted((self.docs.units_with(t) for t in terms), key=len)
-        found = set(lists[0])
-        for ids in lists[1:]:
-            found.intersection_update(ids)
-            if not found:
-                break
-        return found
+        return _units_with_all(self.docs, condition)
 
     def pages_matching(self, condition: str) -> set:
         """Page units holding every analyzed term of ``condition``."""
-        terms = sorted(set(tokenize(condition)))
-        if not terms:
-            return set()
-        lists = sorted((self.pages.units_with(t) for t in terms), key=len)
-        found = set(lists[0])
-        for ids in lists[1:]:
-            found.intersection_update(ids)
-            if not found:
-                break
-        return found
+        return _units_with_all(self.pages, condition)
 
     # ----- ranking helpers -----
 
@@ -176,3 +158,18 @@ def best_pages(items: List[Tuple[float, int]], n: int) -> PagesOut:
     """The ``n`` best ``(page, score)`` of ``[(score, page), ...]``: score desc, then page asc."""
     chosen = heapq.nsmallest(n, items, key=lambda item: (-item[0], item[1]))
     return tuple((page, score) for score, page in chosen)
+
+
+def _units_with_all(index, condition: str) -> set:
+    """Units of ``index`` holding every analyzed term of ``condition`` (empty without terms);
+    intersects the shortest posting lists first."""
+    terms = sorted(set(tokenize(condition)))
+    if not terms:
+        return set()
+    lists = sorted((index.units_with(t) for t in terms), key=len)
+    found = set(lists[0])
+    for ids in lists[1:]:
+        found.intersection_update(ids)
+        if not found:
+            break
+    return found
