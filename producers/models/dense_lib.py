@@ -1,9 +1,10 @@
-"""Page-level dense scoring over stored page embeddings (numpy; producers only).
+"""Page-level scoring over stored page vectors (numpy; producers only).
 
 n-Clue paper, supplement 2: page MaxSim ("best page": a document's score is its best page's
 score) and the page-pooling variant that averages the three highest page scores ("top-3"; a
-document with fewer than 3 pages averages all its pages). Page score = inner product of
-L2-normalised MiniLM embeddings (= cosine), computed in float64.
+document with fewer than 3 pages averages all its pages). Page score = inner product of the
+query's and the page's vectors, computed in float64: L2-normalised MiniLM embeddings (= cosine;
+``pages.npy``) or SPLADE-tiny vocabulary vectors (``pages.npz``, a scipy CSR matrix).
 """
 
 import json
@@ -26,7 +27,11 @@ class PageCollection:
 
     def __init__(self, folder: Path = BUILD / "minilm"):
         folder = Path(folder)
-        emb = np.load(folder / "pages.npy").astype(np.float64)
+        if (folder / "pages.npz").exists():  # learned-sparse page vectors (splade_runs.py)
+            import scipy.sparse
+            emb = scipy.sparse.load_npz(folder / "pages.npz").astype(np.float64).tocsr()
+        else:
+            emb = np.load(folder / "pages.npy").astype(np.float64)
         rows = [json.loads(line) for line in open(folder / "pages_index.jsonl")]
         order = sorted(range(len(rows)), key=lambda i: (rows[i]["docid"], rows[i]["page"]))
         self.emb = emb[order]

@@ -18,7 +18,8 @@ import numpy as np
 from common import DEPTH, PAGES_TOP_DOCS, RELEASE, RUNS_DIR, input_hashes, log, minilm_identity, \
     record_runs, sha256_file, write_run_rows
 from dense_lib import PAGES_DELIVERED, PageCollection, ranked_row
-from score_minilm import BUILD, all_query_texts, encode_texts
+from page_runs import all_query_texts
+from score_minilm import BUILD, encode_texts
 
 from nclue.release import load_queries
 from nclue.runs import load_run

@@ -5,36 +5,26 @@
 Needs build/models/minilm/ (embed_pages.py) and data/v1/queries.jsonl. Writes
 data/v1/runs/<id>.jsonl.gz, entries in data/v1/runs/index.json and provenance/model_runs.json.
 
-Runs (depth 100, n-Clue paper supplement 2):
-* ``minilm_joint_{best,top3}.{form}``: the query form encoded once; document score = best page
-  (page MaxSim analogue) or mean of the 3 best pages.
-* ``minilm_cond_{min,product,hmean}_{best,top3}.{form}``: each condition encoded separately
-  (raw form: the bare condition text; clean and natural forms: the quoted condition, as the
-  clean form renders it, so natural = clean by construction: the natural entries of
-  runs/index.json point at the clean files), one list per condition over
-  *every* document (list depth 0, the retrieval engineer's default), combined with
-  ``nclue.retrieval.decomposition.combine(lists, how, "minmax")`` (min-max normalisation per
-  condition list, documents with combined score 0 not ranked), top 100, ties docid ascending.
+Runs (depth 100, n-Clue paper supplement 2): see ``page_runs.py`` (``minilm_joint_*`` and
+``minilm_cond_*``).
 Query texts are encoded in one call, sorted unique texts, batch 32, 2 threads.
 """
 
 import argparse
 import hashlib
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
-from common import (BATCH_SIZE, BUILD, DEPTH, PAGES_TOP_DOCS, RELEASE, ROOT, RUNS_DIR, THREADS,
-                    input_hashes, log, minilm_identity, record_runs, sha256_file, write_run_rows)
-from dense_lib import AGGREGATIONS, PageCollection, joint_row, ranked_row
+from common import (BATCH_SIZE, BUILD, DEPTH, PAGES_TOP_DOCS, RELEASE, THREADS, input_hashes, log,
+                    minilm_identity)
+from dense_lib import PageCollection
+from page_runs import all_query_texts, write_condition_runs, write_joint_runs
 
-from nclue.release import load_queries, quote_condition
-from nclue.retrieval.decomposition import combine, rank_items
+from nclue.release import load_queries
 
 PRODUCER = "producers/models/score_minilm.py"
-COMBINERS = ("min", "product", "hmean")
 QUERY_SEQ_LENGTH = 128
 
 
@@ -58,19 +48,6 @@ def encode_texts(texts, cache_dir: Path):
     return {text: emb[i] for i, text in enumerate(uniq)}
 
 
-def condition_text(condition: str, form: str) -> str:
-    return condition if form == "raw" else quote_condition(condition)
-
-
-def all_query_texts(queries, forms=("clean", "raw", "natural"), dec_forms=("clean", "raw", "natural")):
-    """Every text the MiniLM runs encode (one fixed list, so every producer reuses one cache)."""
-    texts = []
-    for q in queries.values():
-        texts += [q.forms[f] for f in forms]
-        texts += [condition_text(c, f) for f in dec_forms for c in q.conditions]
-    return texts
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--queries", default=str(RELEASE / "queries.jsonl"))
@@ -82,9 +59,7 @@ def main():
     ap.add_argument("--skip-dec", action="store_true")
     args = ap.parse_args()
     queries = load_queries(args.queries)
-    qids = sorted(queries)
     coll = PageCollection()
-    doc_pos = {d: j for j, d in enumerate(coll.docs)}
     ident = minilm_identity()
     vec = encode_texts(all_query_texts(queries), BUILD / "minilm")
     settings = {"page_max_seq_length": coll.manifest["settings"]["max_seq_length"],
@@ -109,78 +84,10 @@ def main():
                                                       "sentence_transformers")}}
 
     if not args.skip_joint:
-        for form in args.forms:
-            S = coll.page_scores(np.stack([vec[queries[qid].forms[form]] for qid in qids]))
-            for agg in AGGREGATIONS:
-                t = time.time()
-                rows = [joint_row(coll, qid, None, agg, DEPTH, S[:, i])
-                        for i, qid in enumerate(qids)]
-                run_id = f"minilm_joint_{agg}.{form}"
-                sha = write_run_rows(run_id, rows)
-                op = "page MaxSim (best page)" if agg == "best" else "top-3 page average"
-                base = None if agg == "best" else f"minilm_joint_best.{form}"
-                block = "representation" if form == "clean" else "query forms"
-                entries.append(entry(run_id, sha, op, base, form,
-                                     {"query": f"{form} form, encoded once", "page_aggregation": agg},
-                                     block))
-                log("%s written (%.1f s)" % (run_id, time.time() - t))
-                record_runs(entries)
+        write_joint_runs(coll, vec, queries, args.forms, "minilm", entry, entries)
     if not args.skip_dec:
-        for form in args.dec_forms:
-            ctexts = sorted({condition_text(c, form) for q in queries.values() for c in q.conditions})
-            col = {x: i for i, x in enumerate(ctexts)}
-            S = coll.page_scores(np.stack([vec[x] for x in ctexts]))
-            for agg in (AGGREGATIONS if form in args.top3_dec_forms else ("best",)):
-                rows = {how: [] for how in COMBINERS}
-                t = time.time()
-                for qid in qids:
-                    lists, mats = [], []
-                    for c in queries[qid].conditions:
-                        m = coll.page_matrix(None, S[:, col[condition_text(c, form)]])
-                        s = coll.doc_scores(m, agg)
-                        mats.append(m)
-                        lists.append({coll.docs[j]: float(s[j]) for j in range(len(coll.docs))})
-                    for how in COMBINERS:
-                        combined = {d: v for d, v in combine(lists, how, "minmax").items() if v > 0}
-                        ranked = rank_items(combined, DEPTH)
-                        pages = {}
-                        for d, _ in ranked[:PAGES_TOP_DOCS]:
-                            best = {}
-                            for m in mats:
-                                p, v = coll.top_pages(m, doc_pos[d], 1)[0]
-                                best[p] = max(best.get(p, v), v)
-                            pages[d] = sorted(best.items(), key=lambda x: (-x[1], x[0]))
-                        rows[how].append(ranked_row(qid, [d for d, _ in ranked],
-                                                    [v for _, v in ranked], pages))
-                for how in COMBINERS:
-                    run_id = f"minilm_cond_{how}_{agg}.{form}"
-                    sha = write_run_rows(run_id, rows[how])
-                    if form == "natural" and condition_text("x", "natural") == condition_text("x", "clean"):
-                        # identical to the clean run by construction (same condition texts):
-                        # the index entry points at the clean file instead of a duplicate
-                        clean = RUNS_DIR / f"minilm_cond_{how}_{agg}.clean.jsonl.gz"
-                        if clean.exists() and sha256_file(clean) == sha:
-                            (RUNS_DIR / f"{run_id}.jsonl.gz").unlink()
-                            entries.append(dict(entry(
-                                run_id, sha, f"condition lists (MiniLM {agg} page) + {how}",
-                                f"minilm_joint_{agg}.{form}", form,
-                                {"conditions": "quoted (clean rendering): the same run as clean",
-                                 "page_aggregation": agg, "combiner": how,
-                                 "normalization": "minmax", "list_depth": "all documents",
-                                 "rule": "nclue.retrieval.decomposition.combine"},
-                                "query forms"), file=clean.name))
-                            log("%s = %s (same file)" % (run_id, clean.name))
-                            continue
-                    entries.append(entry(
-                        run_id, sha, f"condition lists (MiniLM {agg} page) + {how}",
-                        f"minilm_joint_{agg}.{form}", form,
-                        {"conditions": "bare text" if form == "raw" else "quoted (clean rendering)",
-                         "page_aggregation": agg, "combiner": how, "normalization": "minmax",
-                         "list_depth": "all documents",
-                         "rule": "nclue.retrieval.decomposition.combine"},
-                        "composition" if form == "clean" else "query forms"))
-                    log("%s written (%.1f s)" % (run_id, time.time() - t))
-                record_runs(entries)
+        write_condition_runs(coll, vec, queries, args.dec_forms, args.top3_dec_forms, "minilm",
+                             "MiniLM", entry, entries)
     log("done: %d runs" % len(entries))
 
 
