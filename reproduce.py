@@ -31,11 +31,16 @@ def main(argv=None) -> int:
                         help="rewrite claims.json of every release and the integrity files (maintainers)")
     parser.add_argument("--release", action="append", default=None,
                         help="only this release (folder name under data/); repeatable")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="worker processes that parse run files (default: 2 where 2 CPUs exist; "
+                             "1 = everything in one process); the output is the same either way")
     args = parser.parse_args(argv)
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     started = time.perf_counter()
     try:
         summary = verification.reproduce(ROOT, freeze=args.freeze, only=args.release,
-                                         log=lambda line: print(line, flush=True))
+                                         log=lambda line: print(line, flush=True), jobs=args.jobs)
     except InputError as exc:
         print(f"reproduce: {exc}", file=sys.stderr)
         return 2

@@ -17,6 +17,9 @@ class InputError(NclueError):
         where = self.path if line is None else f"{self.path}:{line}"
         super().__init__(f"{where}: {problem}")
 
+    def __reduce__(self):  # picklable, so a worker process (reproduce --jobs) can raise it
+        return (InputError, (self.path, self.problem, self.line))
+
 
 class VerificationError(NclueError):
     """A recomputed value or a checksum does not match what a release states."""

@@ -78,6 +78,7 @@ def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
                Column("ci_lo", "95% CI low", 1), Column("ci_hi", "95% CI high", 1),
                Column("verdict", "Verdict (1 / 0 / -1 / -2)", 0))
     rows = []
+    resamplers: Dict[frozenset, inference.Resampler] = {}
     for number, item in enumerate(items, start=1):
         if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("id", "statement", "base", "variant")):
             raise InputError(where, f"finding {number}: needs string fields id, statement, base, variant")
@@ -90,7 +91,8 @@ def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
         variant = _vector(ctx, item["variant"], key)
         if base is None or variant is None:
             raise InputError(where, f"finding {number}: measure {key!r} is not available for both runs")
-        interval = inference.paired_family_bootstrap(base, variant, families, replicates=replicates, seed=seed)
+        interval = _resampler(resamplers, base, families, seed).paired_bootstrap(
+            base, variant, replicates=replicates)
         cells = {"base": 100.0 * sum(base.values()) / len(base),
                  "variant": 100.0 * sum(variant.values()) / len(variant),
                  "delta": 100.0 * interval.estimate, "ci_lo": 100.0 * interval.lo, "ci_hi": 100.0 * interval.hi}
@@ -102,6 +104,16 @@ def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
             + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items()) + ".")
     return Table(spec["id"], spec.get("title", "Do the paper's directional findings replicate?"),
                  columns, tuple(rows), note)
+
+
+def _resampler(cache: Dict[frozenset, "inference.Resampler"], vector: Mapping[str, float],
+               families: Mapping[str, Any], seed: int) -> "inference.Resampler":
+    """One Resampler per query set, so findings share their bootstrap draws (the intervals are
+    identical to drawing per finding: same seed, same family design)."""
+    key = frozenset(vector)
+    if key not in cache:
+        cache[key] = inference.Resampler(vector.keys(), families, seed=seed)
+    return cache[key]
 
 
 def findings_sentences(table: Table) -> List[str]:

@@ -12,7 +12,8 @@ every printed cell is a claim (:mod:`nclue.claims`).
 
 import math
 import statistics
-from dataclasses import dataclass
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -25,7 +26,7 @@ from .inference_report import TABLE_BUILDERS as INFERENCE_TABLE_BUILDERS
 from .metrics import DEFAULT_K, aggregate, outcomes, per_query_from_outcomes, query_facts
 from .release import Release, load_release
 from .tables import Column, RowDecimalsTable, Table, with_row_decimals
-from .runs import Run, load_run
+from .runs import Run, checked_against, load_run
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class ReleaseContext:
         self.k = int(self.spec.get("k", DEFAULT_K))
         self._facts = query_facts(self.release)
         self._runs: Dict[str, Run] = {}
+        self._parsed: Dict[str, Run] = {}  # by file sha256: identical files are parsed once
         self._vectors: Dict[Tuple[str, int], Dict[str, Dict[str, float]]] = {}
         self._outcomes: Dict[Tuple[str, int], Mapping] = {}
 
@@ -87,18 +89,54 @@ class ReleaseContext:
             if run_id not in self.index:
                 raise InputError(self.path / "report.json", f"unknown run id {run_id!r}")
             entry = self.index[run_id]
-            self._runs[run_id] = load_run(self.path / "runs" / entry.file, self.release,
-                                          self.ties, run_id=run_id)
+            if entry.sha256 not in self._parsed:
+                self._parsed[entry.sha256] = load_run(self.path / "runs" / entry.file,
+                                                      self.release, self.ties, run_id=run_id)
+            self._runs[run_id] = replace(self._parsed[entry.sha256], run_id=run_id)
         return self._runs[run_id]
 
+    def preload(self, jobs: int = 1) -> None:
+        """Parse every indexed run file now, in ``jobs`` worker processes when ``jobs > 1``.
+
+        Workers parse and validate each file without the release (which they do not have);
+        this process then checks queries and documents against the release
+        (:func:`nclue.runs.checked_against`), so the runs, and any error, are those of
+        :meth:`run`. Falls back to this process where no process pool can be made.
+        """
+        pending: Dict[str, Path] = {}
+        for run_id in sorted(self.index):
+            entry = self.index[run_id]
+            if entry.sha256 not in self._parsed:
+                pending.setdefault(entry.sha256, self.path / "runs" / entry.file)
+        if jobs > 1 and len(pending) > 1:
+            try:
+                pool = ProcessPoolExecutor(max_workers=jobs)
+            except (OSError, NotImplementedError, ImportError):  # e.g. no working semaphores
+                pool = None
+            if pool is not None:
+                shas = list(pending)
+                paths = [pending[sha] for sha in shas]
+                with pool:
+                    parsed = pool.map(load_run, paths, [None] * len(paths),
+                                      [self.ties] * len(paths), chunksize=2)
+                    for sha, path, run in zip(shas, paths, parsed):
+                        self._parsed[sha] = checked_against(run, self.release, path)
+        for run_id in sorted(self.index):
+            self.run(run_id)
+
+    def _content_key(self, run_id: str, k: Optional[int]) -> Tuple[str, int]:
+        """Cache key of per-query results: runs with identical files share them."""
+        self.run(run_id)  # unknown ids are refused here
+        return (self.index[run_id].sha256, k or self.k)
+
     def outcomes(self, run_id: str, k: Optional[int] = None):
-        key = (run_id, k or self.k)
+        key = self._content_key(run_id, k)
         if key not in self._outcomes:
             self._outcomes[key] = outcomes(self.release, self.run(run_id), key[1], self._facts)
         return self._outcomes[key]
 
     def vectors(self, run_id: str, k: Optional[int] = None) -> Dict[str, Dict[str, float]]:
-        key = (run_id, k or self.k)
+        key = self._content_key(run_id, k)
         if key not in self._vectors:
             self._vectors[key] = per_query_from_outcomes(self.outcomes(run_id, key[1]), key[1])
         return self._vectors[key]

@@ -53,6 +53,26 @@ class ExampleFindings(unittest.TestCase):
         self.assertAlmostEqual(cells["variant"], 100.0)
         self.assertAlmostEqual(cells["delta"], 25.0)
 
+    def test_shared_draws_equal_separate_bootstraps(self):
+        """Findings share one Resampler per query set; each interval must equal the interval of a
+        separate paired_family_bootstrap with the same seed (same draws by construction)."""
+        from nclue import inference
+        from nclue.findings import findings_table
+        from nclue.release import gold_families
+        ctx = ReleaseContext(ROOT / "data" / "example")
+        pairs = [("example_lexical", "example_dense", "nclue_score@10"),
+                 ("example_lexical", "example_pages", "gold_hit@10"),
+                 ("example_pages", "example_dense", "gold_ndcg@10")]
+        spec = {"id": "f", "kind": "findings", "seed": 5, "replicates": 200, "findings": [
+            {"id": f"f{i}", "statement": "s", "base": b, "variant": v, "measure": m}
+            for i, (b, v, m) in enumerate(pairs)]}
+        rows = findings_table(spec, ctx).rows
+        for (b, v, m), (_, _, cells) in zip(pairs, rows):
+            alone = inference.paired_family_bootstrap(ctx.vectors(b)[m], ctx.vectors(v)[m],
+                                                      gold_families(ctx.release),
+                                                      replicates=200, seed=5)
+            self.assertEqual((cells["ci_lo"], cells["ci_hi"]), (100.0 * alone.lo, 100.0 * alone.hi))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -24,11 +24,14 @@ REPRESENTATIVES = [  # Table 3 analogue: representative systems, clean form (SPI
     "minilm_joint_best.clean", "minilm_joint_top3.clean", "minilm_cond_hmean_best.clean",
     "minilm_cond_product_best.clean", "rrf_bm25_and+minilm_joint_top3.clean",
     "rrf_bm25_or+bm25_sdr.clean", "minilm_pool_best_bm25_or.clean", "spin_m5_l3.natural",
+    "splade_joint_best.clean", "splade_joint_top3.clean", "splade_cond_hmean_best.clean",
+    "rrf_bm25_and+splade_joint_top3.clean",
 ]
 
 BLOCKS = [  # Table 5 analogue: (block id, label, [(endpoint id, base, variant), ...])
     ("page_aggregation", "Page aggregation (best page -> top-3)", [
         ("minilm", "minilm_joint_best.clean", "minilm_joint_top3.clean"),
+        ("splade", "splade_joint_best.clean", "splade_joint_top3.clean"),
         ("bm25", "bm25_page_max.clean", "bm25_page_top3.clean")]),
     ("lexical_composition", "Lexical composition (joint -> condition lists)", [
         ("min", "bm25_or.clean", "bm25_cond_min.clean"),
@@ -47,14 +50,23 @@ BLOCKS = [  # Table 5 analogue: (block id, label, [(endpoint id, base, variant),
         ("product_top3", "minilm_joint_top3.clean", "minilm_cond_product_top3.clean"),
         ("hmean_top3", "minilm_joint_top3.clean", "minilm_cond_hmean_top3.clean"),
         ("round_robin", "minilm_joint_best.clean", "minilm_cond_rr.clean")]),
-    ("fusion_vs_lexical", "Lexical-dense fusion vs its lexical list (RRF)", [
+    ("sparse_composition", "Learned-sparse composition (SPLADE-tiny joint -> condition lists)", [
+        (f"{how}_{agg}", f"splade_joint_{agg}.clean", f"splade_cond_{how}_{agg}.clean")
+        for agg in ("best", "top3") for how in ("min", "product", "hmean")]),
+    ("fusion_vs_lexical", "Lexical-model fusion vs its lexical list (RRF; MiniLM, SPLADE-tiny)", [
         ("and_top3", "bm25_and.clean", "rrf_bm25_and+minilm_joint_top3.clean"),
         ("or_best", "bm25_or.clean", "rrf_bm25_or+minilm_joint_best.clean"),
-        ("and_hmean", "bm25_and.clean", "rrf_bm25_and+minilm_cond_hmean_best.clean")]),
-    ("fusion_vs_dense", "Lexical-dense fusion vs its dense list (RRF)", [
+        ("and_hmean", "bm25_and.clean", "rrf_bm25_and+minilm_cond_hmean_best.clean"),
+        ("and_top3_splade", "bm25_and.clean", "rrf_bm25_and+splade_joint_top3.clean"),
+        ("or_best_splade", "bm25_or.clean", "rrf_bm25_or+splade_joint_best.clean"),
+        ("and_hmean_splade", "bm25_and.clean", "rrf_bm25_and+splade_cond_hmean_best.clean")]),
+    ("fusion_vs_dense", "Lexical-model fusion vs its model list (RRF; MiniLM, SPLADE-tiny)", [
         ("and_top3", "minilm_joint_top3.clean", "rrf_bm25_and+minilm_joint_top3.clean"),
         ("or_best", "minilm_joint_best.clean", "rrf_bm25_or+minilm_joint_best.clean"),
-        ("and_hmean", "minilm_cond_hmean_best.clean", "rrf_bm25_and+minilm_cond_hmean_best.clean")]),
+        ("and_hmean", "minilm_cond_hmean_best.clean", "rrf_bm25_and+minilm_cond_hmean_best.clean"),
+        ("and_top3_splade", "splade_joint_top3.clean", "rrf_bm25_and+splade_joint_top3.clean"),
+        ("or_best_splade", "splade_joint_best.clean", "rrf_bm25_or+splade_joint_best.clean"),
+        ("and_hmean_splade", "splade_cond_hmean_best.clean", "rrf_bm25_and+splade_cond_hmean_best.clean")]),
     ("lexical_fusion", "Lexical fusion (RRF / round robin)", [
         ("rrf_and_top3", "bm25_and.clean", "rrf_bm25_and+bm25_page_top3.clean"),
         ("rr_and_top3", "bm25_and.clean", "rr_bm25_and+bm25_page_top3.clean"),
@@ -72,6 +84,10 @@ FINDINGS = [  # the paper's directional findings, re-tested (sec. 3.1, 4.1-4.4, 
      "minilm_joint_best.clean", "minilm_cond_hmean_best.clean", "nclue_score", "+"),
     ("dense_decomposition_product", "Condition-wise decomposition (product) improves a dense backbone (sec. 4.2)",
      "minilm_joint_best.clean", "minilm_cond_product_best.clean", "nclue_score", "+"),
+    ("sparse_decomposition", "Condition-wise decomposition improves a learned-sparse backbone (sec. 4.2)",
+     "splade_joint_best.clean", "splade_cond_hmean_best.clean", "nclue_score", "+"),
+    ("fusion_adds_to_sparse", "Lexical fusion improves the learned-sparse/page list (sec. 4.2)",
+     "splade_joint_top3.clean", "rrf_bm25_and+splade_joint_top3.clean", "nclue_score", "+"),
     ("fusion_adds_to_dense", "Lexical fusion improves the dense/page list (sec. 4.2, +8.7)",
      "minilm_joint_top3.clean", "rrf_bm25_and+minilm_joint_top3.clean", "nclue_score", "+"),
     ("fusion_adds_to_lexical", "Fusion improves over BM25-AND (Table 3: 26.8 -> 35.8)",
@@ -100,7 +116,9 @@ FINDINGS = [  # the paper's directional findings, re-tested (sec. 3.1, 4.1-4.4, 
 
 FORM_SYSTEMS = ["bm25_or", "bm25_and", "bm25_sdr", "bm25_page_top3", "bm25_page_max", "bm25_cond_hmean",
                 "minilm_joint_best", "minilm_joint_top3", "minilm_cond_hmean_best",
-                "minilm_cond_min_best", "minilm_cond_product_best", "rrf_bm25_and+minilm_joint_top3"]
+                "minilm_cond_min_best", "minilm_cond_product_best", "rrf_bm25_and+minilm_joint_top3",
+                "splade_joint_best", "splade_joint_top3", "splade_cond_hmean_best",
+                "rrf_bm25_and+splade_joint_top3"]
 
 SPIN_RUNS = (["minilm_joint_best.natural"] + [f"spin_m{m}_l{l}.natural" for m in (1, 3, 5, 7) for l in (1, 3, 5)]
              + [f"spin_random_m{m}_l3.natural" for m in (1, 3, 5, 7)] + ["minilm_cond_rr.clean"])
@@ -213,7 +231,8 @@ def v2_spec(ctx):
 INTRO_V1 = [
     "v1 is a CrossPage analogue built by the n-Clue construction method from real TeX Live PDF manuals "
     "(see DATASHEET.md and provenance/). Every run was produced once, outside CI, and frozen with its sha256; "
-    "model runs come from all-MiniLM-L6-v2 on the CPU. Visual page retrievers, large rerankers and the "
+    "model runs come from real models run on the CPU: all-MiniLM-L6-v2 (dense), SPLADE-tiny (learned sparse) "
+    "and multilingual-e5-small (dense, over a fixed BM25-OR pool). Visual page retrievers, large rerankers and the "
     "paper's scale contrast could not be run here (provenance/BLOCKED_SYSTEMS.md).",
     "Our numbers are what they are: no retriever or instrument setting was tuned toward the paper's values. "
     "The findings section states which of the paper's directions hold on this instrument.",

@@ -1,0 +1,70 @@
+"""Numbers quoted in hand-written prose (README.md, DATASHEET.md) must come from a generated file.
+
+A prose block that quotes release values is fenced by HTML comments naming its source::
+
+    <!-- numbers-from: reference_metrics/v1/REPORT.md -->
+    ... BM25-AND finds a gold for 79.1% of queries ...
+    <!-- /numbers-from -->
+
+Every number in the block must appear, as a number, in the named file, which ``reproduce.py``
+itself regenerates and whose values are claims. Matching is by printed value, ignoring sign
+(prose says "falls by 36.0" where a table prints -36.0), thousands separators and a trailing %.
+A block with no numbers, an unknown source or an unterminated fence is itself a problem, so the
+check cannot pass vacuously.
+"""
+
+import re
+from pathlib import Path
+from typing import List, Set, Tuple
+
+_OPEN = re.compile(r"<!--\s*numbers-from:\s*(\S+)\s*-->")
+_CLOSE = "<!-- /numbers-from -->"
+# A number as printed: digits with optional thousands commas and decimals; not part of a word
+# (so "v1", "S2b", "k1" and "sec. 4.2"-style section numbers inside words are not numbers).
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w])")
+
+
+def numbers_in(text: str) -> List[str]:
+    """The numbers printed in ``text``, normalised (no thousands commas), in order."""
+    return [m.group(0).replace(",", "") for m in _NUMBER.finditer(text)]
+
+
+def blocks(text: str, where: str) -> List[Tuple[int, str, str]]:
+    """(line, source path, block text) of every fenced block; raises ValueError on a bad fence."""
+    out = []
+    pos = 0
+    while True:
+        m = _OPEN.search(text, pos)
+        if not m:
+            return out
+        end = text.find(_CLOSE, m.end())
+        line = text.count("\n", 0, m.start()) + 1
+        if end < 0:
+            raise ValueError(f"{where}:{line}: numbers-from block is not closed with {_CLOSE}")
+        out.append((line, m.group(1), text[m.end():end]))
+        pos = end + len(_CLOSE)
+
+
+def check_file(root: Path, relative: str) -> Tuple[int, List[str]]:
+    """(numbers checked, problems) for one prose file under ``root``."""
+    path = root / relative
+    text = path.read_text(encoding="utf-8")
+    checked, problems = 0, []
+    try:
+        found = blocks(text, relative)
+    except ValueError as exc:
+        return 0, [str(exc)]
+    for line, source, body in found:
+        src = root / source
+        if not src.is_file():
+            problems.append(f"{relative}:{line}: numbers-from names {source}, which does not exist")
+            continue
+        available: Set[str] = set(numbers_in(src.read_text(encoding="utf-8")))
+        quoted = numbers_in(body)
+        if not quoted:
+            problems.append(f"{relative}:{line}: numbers-from block quotes no number")
+        for number in quoted:
+            checked += 1
+            if number not in available:
+                problems.append(f"{relative}:{line}: {number} is not printed in {source}")
+    return checked, problems
