@@ -822,9 +822,10 @@ def crossed_bootstrap(base: Vector, variant: Vector, memberships: Memberships, *
         raise NclueError("crossed_bootstrap: the precomputed weights were drawn for other "
                          "queries, replicates or seed")
     values = [diff[q] for q in weights.qids]
-    stats = []
-    for indices, ws in weights.replicates:
-        stats.append(sum(w * values[i] for i, w in zip(indices, ws)) / sum(ws))
+    pick = values.__getitem__
+    # the same terms in the same order as sum(w * values[i] ...), summed at C speed
+    stats = [sum(map(operator.mul, ws, map(pick, indices))) / sum(ws)
+             for indices, ws in weights.replicates]
     stats.sort()
     alpha = (1 - level) / 2
     return Interval(estimate=_mean(values), lo=percentile(stats, alpha),
