@@ -198,6 +198,22 @@ class ReproduceExample(unittest.TestCase):
         self.assertEqual(proc.returncode, 1)
         self.assertIn("data/example/corpus.jsonl: sha256", proc.stdout)
 
+    def test_readme_number_not_in_the_regenerated_report_fails(self):
+        readme = ("# x\n<!-- numbers-from: reference_metrics/example/REPORT.md -->\n"
+                  "The dense run finds a gold for {hit}% of the 6 queries.\n<!-- /numbers-from -->\n")
+        # by hand: example_dense ranks a gold in the top 10 for all 6 queries (Gold Hit 100.0)
+        (self.tmp / "README.md").write_text(readme.format(hit="100.0"))
+        self.assertEqual(self.reproduce("--freeze").returncode, 0)
+        proc = self.reproduce()
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("prose: 2 quoted numbers checked", proc.stdout)
+        (self.tmp / "README.md").write_text(readme.format(hit="99.0"))
+        self.assertEqual(self.reproduce("--freeze").returncode, 1)  # the freeze re-checks prose too
+        proc = self.reproduce()
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("README.md:2: 99.0 is not printed in reference_metrics/example/REPORT.md",
+                      proc.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()

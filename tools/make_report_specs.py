@@ -71,7 +71,7 @@ BLOCKS = [  # Table 5 analogue: (block id, label, [(endpoint id, base, variant),
         ("rrf_and_top3", "bm25_and.clean", "rrf_bm25_and+bm25_page_top3.clean"),
         ("rr_and_top3", "bm25_and.clean", "rr_bm25_and+bm25_page_top3.clean"),
         ("rrf_or_sdr", "bm25_or.clean", "rrf_bm25_or+bm25_sdr.clean")]),
-    ("reranking", "Fixed-pool re-scoring (BM25-OR top-100 -> MiniLM)", [
+    ("reranking", "Fixed-pool re-scoring (BM25-OR top-100 -> MiniLM, e5-small)", [
         ("minilm", "bm25_or.clean", "minilm_pool_best_bm25_or.clean"),
         ("e5", "bm25_or.clean", "e5_pool_bm25_or.clean")]),
     ("spin", "SPIN (MiniLM, natural form; m x layer grid)", [
