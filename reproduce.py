@@ -40,7 +40,8 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     try:
         summary = verification.reproduce(ROOT, freeze=args.freeze, only=args.release,
-                                         log=lambda line: print(line, flush=True), jobs=args.jobs)
+                                         log=lambda line: print(line, flush=True), jobs=args.jobs,
+                                         progress=lambda line: print(line, file=sys.stderr, flush=True))
     except InputError as exc:
         print(f"reproduce: {exc}", file=sys.stderr)
         return 2
