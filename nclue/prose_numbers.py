@@ -8,7 +8,9 @@ A prose block that quotes release values is fenced by HTML comments naming its s
 
 Every number in the block must appear, as a number, in the named file, which ``reproduce.py``
 itself regenerates and whose values are claims. Matching is by printed value, ignoring sign
-(prose says "falls by 36.0" where a table prints -36.0), thousands separators and a trailing %.
+(prose says "falls by 36.0" where a table prints -36.0), thousands separators, a trailing % and
+trailing zeros after the decimal point (a median printed 17.0 may be quoted as 17: the same
+number; 17.4 is not 17).
 A block with no numbers, an unknown source or an unterminated fence is itself a problem, so the
 check cannot pass vacuously.
 """
@@ -24,9 +26,15 @@ _CLOSE = "<!-- /numbers-from -->"
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w])")
 
 
+def _normalised(printed: str) -> str:
+    """``1,164`` -> ``1164``; ``17.0`` -> ``17``; ``1.80`` -> ``1.8`` (the same number)."""
+    plain = printed.replace(",", "")
+    return plain.rstrip("0").rstrip(".") if "." in plain else plain
+
+
 def numbers_in(text: str) -> List[str]:
-    """The numbers printed in ``text``, normalised (no thousands commas), in order."""
-    return [m.group(0).replace(",", "") for m in _NUMBER.finditer(text)]
+    """The numbers printed in ``text``, normalised (see :func:`_normalised`), in order."""
+    return [_normalised(m.group(0)) for m in _NUMBER.finditer(text)]
 
 
 def blocks(text: str, where: str) -> List[Tuple[int, str, str]]:
@@ -60,11 +68,11 @@ def check_file(root: Path, relative: str) -> Tuple[int, List[str]]:
             problems.append(f"{relative}:{line}: numbers-from names {source}, which does not exist")
             continue
         available: Set[str] = set(numbers_in(src.read_text(encoding="utf-8")))
-        quoted = numbers_in(body)
+        quoted = [m.group(0) for m in _NUMBER.finditer(body)]
         if not quoted:
             problems.append(f"{relative}:{line}: numbers-from block quotes no number")
-        for number in quoted:
+        for printed in quoted:
             checked += 1
-            if number not in available:
-                problems.append(f"{relative}:{line}: {number} is not printed in {source}")
+            if _normalised(printed) not in available:
+                problems.append(f"{relative}:{line}: {printed} is not printed in {source}")
     return checked, problems

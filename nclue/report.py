@@ -24,7 +24,7 @@ from .findings import findings_table
 from .formats import PathLike, read_json, sha256_file
 from .inference_report import TABLE_BUILDERS as INFERENCE_TABLE_BUILDERS
 from .metrics import DEFAULT_K, aggregate, outcomes, per_query_from_outcomes, query_facts
-from .release import Release, load_release
+from .release import Release, gold_families, load_release
 from .tables import Column, RowDecimalsTable, Table, with_row_decimals
 from .runs import Run, checked_against, load_run
 
@@ -304,7 +304,25 @@ def instrument_table(spec: Mapping[str, Any], ctx: ReleaseContext) -> Table:
     }
     for grade in sorted({j.clues for j in subsets}):
         values[f"subset_grade_{grade}"] = sum(1 for j in subsets if j.clues == grade)
-    decimals = {"pages_mean": 1, "shortest_gold_mean": 1, "pages_median": 1, "shortest_gold_median": 1}
+    # Per-query pool sizes and gold counts, gold-document reuse, families and conditions
+    # (DATASHEET section 2 quotes these; sec. 3.2 / 3.4 of the paper).
+    judged_per_query = [len(r.judgments.get(q, {})) for q in sorted(r.queries)]
+    golds_per_query = [len(r.golds(q)) for q in sorted(r.queries)]
+    queries_per_gold: Dict[str, int] = {}
+    for j in golds:
+        queries_per_gold[j.docid] = queries_per_gold.get(j.docid, 0) + 1
+    values.update({
+        "judged_pool_mean": sum(judged_per_query) / len(judged_per_query),
+        "judged_pool_median": _median(judged_per_query), "judged_pool_max": max(judged_per_query),
+        "golds_per_query_mean": sum(golds_per_query) / len(golds_per_query),
+        "golds_per_query_median": _median(golds_per_query), "golds_per_query_max": max(golds_per_query),
+        "max_queries_per_gold_document": max(queries_per_gold.values()) if queries_per_gold else None,
+        "gold_families": len(set(gold_families(r).values())),
+        "conditions_used": len({c for q in r.queries.values() for c in q.conditions}),
+    })
+    decimals = {"pages_mean": 1, "shortest_gold_mean": 1, "pages_median": 1, "shortest_gold_median": 1,
+                "judged_pool_mean": 1, "judged_pool_median": 1, "golds_per_query_mean": 2,
+                "golds_per_query_median": 1}
     columns = (Column("value", "Value", 0),)
     rows = []
     for key, value in values.items():

@@ -120,6 +120,22 @@ class ClaimRounding(unittest.TestCase):
         self.assertEqual(cells[("instrument", "gold_qrels", "value")], 9)
         self.assertEqual(cells[("instrument", "subset_qrels", "value")], 15)
 
+    def test_example_instrument_pool_and_family_rows(self):
+        # Counted by hand from data/example/qrels.jsonl and queries.jsonl:
+        # judged documents per query q1..q6 = 5, 5, 3, 6, 2, 3 (mean 24/6 = 4.0, median 4.0, max 6);
+        # golds per query = 1, 2, 1, 1, 2, 2 (mean 1.50, median 1.5, max 2); d11 and d12 are gold
+        # for q5 and q6 (max 2 queries per gold document); gold sets {d01}, {d04,d05}, {d09},
+        # {d10}, {d11,d12} twice = 5 families; 14 condition slots, TikZ and Examples repeated = 12.
+        from nclue.report import ReleaseContext, instrument_table
+        table = instrument_table({"id": "instrument"}, ReleaseContext(EXAMPLE))
+        got = {key: cells["value"] for key, _, cells in table.rows}
+        expected = {"judged_pool_mean": 4.0, "judged_pool_median": 4.0, "judged_pool_max": 6,
+                    "golds_per_query_mean": 1.5, "golds_per_query_median": 1.5,
+                    "golds_per_query_max": 2, "max_queries_per_gold_document": 2,
+                    "gold_families": 5, "conditions_used": 12}
+        self.assertEqual({k: got[k] for k in expected}, expected)
+        self.assertEqual(table.decimals()[("instrument", "golds_per_query_mean", "value")], 2)
+
 
 class StdlibOnly(unittest.TestCase):
     def test_no_third_party_imports(self):

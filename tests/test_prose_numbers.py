@@ -20,7 +20,11 @@ def tree(files):
 class NumbersIn(unittest.TestCase):
     def test_tokens(self):
         text = "finds 79.1% of queries; 1,164 docs, delta −36.0 [+1.8, +5.5]; v1 S2b k1 = 0.9"
-        self.assertEqual(numbers_in(text), ["79.1", "1164", "36.0", "1.8", "5.5", "0.9"])
+        self.assertEqual(numbers_in(text), ["79.1", "1164", "36", "1.8", "5.5", "0.9"])
+
+    def test_trailing_zeros_are_the_same_number(self):
+        self.assertEqual(numbers_in("17.0 17 1.80 20.05 100 0.0"), ["17", "17", "1.8", "20.05", "100", "0"])
+        self.assertNotEqual(numbers_in("17.4"), numbers_in("17"))
 
     def test_version_like_words_are_not_numbers(self):
         self.assertEqual(numbers_in("nclue_v2 e5 bm25 x2"), [])
