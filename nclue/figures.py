@@ -360,9 +360,9 @@ def place_labels(items: Sequence[Tuple[str, float, float]],
         for dx, dy, anchor in _CANDIDATES:
             box = _label_box(text, cx + dx, cy + dy, anchor)
             area = (box[2] - box[0]) * (box[3] - box[1])
-            cost = (sum(_overlap(box, other) for other in placed)
-                    + sum(_overlap(box, other) for other in marker_boxes)
-                    + 0.5 * sum(_overlap(box, other) for other in obstacles)
+            cost = (math.fsum(_overlap(box, other) for other in placed)
+                    + math.fsum(_overlap(box, other) for other in marker_boxes)
+                    + 0.5 * math.fsum(_overlap(box, other) for other in obstacles)
                     + 2.0 * (area - _overlap(box, plot)))
             if best is None or cost < best[0] - 1e-9:
                 best = (cost, cx + dx, cy + dy, anchor, box)

@@ -26,6 +26,7 @@ The verdict is a number so that it is a verified claim like every other cell; th
 its sentence.
 """
 
+import math
 from typing import Any, Dict, List, Mapping
 
 from . import inference
@@ -93,8 +94,8 @@ def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
             raise InputError(where, f"finding {number}: measure {key!r} is not available for both runs")
         interval = _resampler(resamplers, base, families, seed).paired_bootstrap(
             base, variant, replicates=replicates)
-        cells = {"base": 100.0 * sum(base.values()) / len(base),
-                 "variant": 100.0 * sum(variant.values()) / len(variant),
+        cells = {"base": 100.0 * math.fsum(base.values()) / len(base),
+                 "variant": 100.0 * math.fsum(variant.values()) / len(variant),
                  "delta": 100.0 * interval.estimate, "ci_lo": 100.0 * interval.lo, "ci_hi": 100.0 * interval.hi}
         cells["verdict"] = float(verdict(direction, cells["delta"], cells["ci_lo"], cells["ci_hi"]))
         label = f"{item['statement']} [{key}: {item['base']} -> {item['variant']}, paper: {direction}]"

@@ -383,7 +383,10 @@ class Resampler:
         level = _level(level)
         sums = self.family_sums(vec)
         getter = sums.__getitem__
-        stats = [sum(map(getter, idx)) / den
+        # integer sums are exact with sum(); float sums use fsum (correctly rounded, so the
+        # same on every Python: 3.12 changed sum() of floats)
+        add = sum if all(isinstance(v, int) for v in sums) else math.fsum
+        stats = [add(map(getter, idx)) / den
                  for idx, den in zip(self.bootstrap_draws(replicates),
                                      self._bootstrap_sizes(replicates))]
         stats.sort()
@@ -409,9 +412,9 @@ class Resampler:
         diff = _paired(base, variant)
         sums = self.family_sums(diff)
         tables = _byte_tables(sums)
-        observed = sum(sums)
-        signs = self._all_signs() if exact else self.sign_draws(draws)
         integral = all(isinstance(v, int) for v in sums)
+        observed = sum(sums) if integral else math.fsum(sums)
+        signs = self._all_signs() if exact else self.sign_draws(draws)
         threshold = abs(observed)
         if not integral:
             threshold -= FLOAT_TIE_TOLERANCE * max(1.0, math.fsum(abs(v) for v in sums))
@@ -459,8 +462,9 @@ class Resampler:
         signs = self._all_signs() if exact else self.sign_draws(draws)
         integral = all(isinstance(v, int) for sums in sums_list for v in sums)
         tables = [_byte_tables(sums) for sums in sums_list]
-        totals = [sum(sums) for sums in sums_list]
-        variances = [sum(v * v for v in sums) for sums in sums_list]
+        add = sum if integral else math.fsum
+        totals = [add(sums) for sums in sums_list]
+        variances = [add(v * v for v in sums) for sums in sums_list]
         if standardize:
             t_obs = [t / math.sqrt(v) if v else 0.0 for t, v in zip(totals, variances)]
         else:
@@ -823,8 +827,8 @@ def crossed_bootstrap(base: Vector, variant: Vector, memberships: Memberships, *
                          "queries, replicates or seed")
     values = [diff[q] for q in weights.qids]
     pick = values.__getitem__
-    # the same terms in the same order as sum(w * values[i] ...), summed at C speed
-    stats = [sum(map(operator.mul, ws, map(pick, indices))) / sum(ws)
+    # fsum: correctly rounded, so the same on every Python version
+    stats = [math.fsum(map(operator.mul, ws, map(pick, indices))) / math.fsum(ws)
              for indices, ws in weights.replicates]
     stats.sort()
     alpha = (1 - level) / 2

@@ -16,6 +16,7 @@ points. Randomness is recorded in the spec (``seed``, ``replicates``, ``draws``;
 defaults 11 / 1,000 / 10,000 when absent), so every printed number is regenerated exactly.
 """
 
+import math
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from . import inference
@@ -71,7 +72,7 @@ def _pair(ctx: Any, spec: Mapping[str, Any], entry: Any, what: str) -> Tuple[str
 
 
 def _mean_points(values: Mapping[str, float]) -> float:
-    return 100.0 * sum(values.values()) / len(values)
+    return 100.0 * math.fsum(values.values()) / len(values)
 
 
 # --------------------------------------------------------------------------------------------
@@ -231,7 +232,7 @@ def contrast_sensitivity_table(spec: Mapping[str, Any], ctx: Any) -> Table:
         except NclueError as exc:
             raise _fail(ctx, spec, f"contrast {cid!r}: {exc}") from None
         cells: Dict[str, Optional[float]] = {
-            "delta": 100 * (sum(v_vec.values()) - sum(b_vec.values())) / len(b_vec),
+            "delta": 100 * (math.fsum(v_vec.values()) - math.fsum(b_vec.values())) / len(b_vec),
             "delta_d": None if support.delta_d is None else 100 * support.delta_d,
             "support": float(support.support),
             "delta_miss": 100 * (support.variant.miss - support.base.miss),

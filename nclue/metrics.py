@@ -91,20 +91,20 @@ def _discount(rank: int) -> float:
 
 def gold_ndcg(facts: QueryFacts, docs: Sequence[str], k: int) -> float:
     """Gold-NDCG@k: binary gain on golds, log2 discount, ideal from the gold count."""
-    ideal = sum(_discount(r) for r in range(1, min(k, len(facts.golds)) + 1))
+    ideal = math.fsum(_discount(r) for r in range(1, min(k, len(facts.golds)) + 1))
     if ideal == 0.0:
         return 0.0
-    dcg = sum(_discount(r) for r, d in enumerate(docs[:k], start=1) if d in facts.golds)
+    dcg = math.fsum(_discount(r) for r, d in enumerate(docs[:k], start=1) if d in facts.golds)
     return dcg / ideal
 
 
 def graded_ndcg(facts: QueryFacts, docs: Sequence[str], k: int) -> float:
     """Graded NDCG@k with gain = clue count (linear gain, log2 discount)."""
     gains = sorted(facts.clues.values(), reverse=True)[:k]
-    ideal = sum(g * _discount(r) for r, g in enumerate(gains, start=1))
+    ideal = math.fsum(g * _discount(r) for r, g in enumerate(gains, start=1))
     if ideal == 0.0:
         return 0.0
-    dcg = sum(facts.clues.get(d, 0) * _discount(r) for r, d in enumerate(docs[:k], start=1))
+    dcg = math.fsum(facts.clues.get(d, 0) * _discount(r) for r, d in enumerate(docs[:k], start=1))
     return dcg / ideal
 
 
