@@ -92,7 +92,7 @@ def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
         variant = _vector(ctx, item["variant"], key)
         if base is None or variant is None:
             raise InputError(where, f"finding {number}: measure {key!r} is not available for both runs")
-        interval = _resampler(resamplers, base, families, seed).paired_bootstrap(
+        interval = inference.shared_resampler(resamplers, base, families, seed).paired_bootstrap(
             base, variant, replicates=replicates)
         cells = {"base": 100.0 * math.fsum(base.values()) / len(base),
                  "variant": 100.0 * math.fsum(variant.values()) / len(variant),
@@ -105,16 +105,6 @@ def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
             + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items()) + ".")
     return Table(spec["id"], spec.get("title", "Do the paper's directional findings replicate?"),
                  columns, tuple(rows), note)
-
-
-def _resampler(cache: Dict[frozenset, "inference.Resampler"], vector: Mapping[str, float],
-               families: Mapping[str, Any], seed: int) -> "inference.Resampler":
-    """One Resampler per query set, so findings share their bootstrap draws (the intervals are
-    identical to drawing per finding: same seed, same family design)."""
-    key = frozenset(vector)
-    if key not in cache:
-        cache[key] = inference.Resampler(vector.keys(), families, seed=seed)
-    return cache[key]
 
 
 def findings_sentences(table: Table) -> List[str]:

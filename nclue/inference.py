@@ -525,6 +525,16 @@ class Resampler:
 # Convenience wrappers over one contrast
 # --------------------------------------------------------------------------------------------
 
+def shared_resampler(cache: Dict[frozenset, Resampler], vector: Mapping[Hashable, Any],
+                     families: Families, seed: int) -> Resampler:
+    """The Resampler of ``vector``'s query set from ``cache`` (made on first use), so that several
+    analyses of one table share their draws; each result is identical to running it alone."""
+    key = frozenset(vector)
+    if key not in cache:
+        cache[key] = Resampler(vector.keys(), families, seed=seed)
+    return cache[key]
+
+
 def _resampler_for(vectors: Sequence[Mapping], families: Families, seed: int) -> Resampler:
     return Resampler(vectors[0].keys(), families, seed=seed)
 

@@ -57,10 +57,8 @@ def delta_plane_figure(spec: Mapping[str, Any], ctx: ReleaseContext) -> str:
         for measure in (f"gold_hit@{k}", f"nclue_score@{k}"):
             base = ctx.vectors(item["base"])[measure]
             variant = ctx.vectors(item["variant"])[measure]
-            key = frozenset(base)
-            if key not in resamplers:
-                resamplers[key] = inference.Resampler(base.keys(), families, seed=seed)
-            iv = resamplers[key].paired_bootstrap(base, variant, replicates=replicates)
+            iv = inference.shared_resampler(resamplers, base, families, seed).paired_bootstrap(
+                base, variant, replicates=replicates)
             intervals.append((100.0 * iv.estimate, (100.0 * iv.lo, 100.0 * iv.hi)))
         (dx, x_iv), (dy, y_iv) = intervals
         effects.append(PairedEffect(item["label"], item.get("block", "contrast"), dx, dy, x_iv, y_iv))

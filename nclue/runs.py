@@ -17,9 +17,7 @@ A ranking that repeats a document, or holds a non-finite score, is rejected.
 """
 
 import math
-import operator
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
@@ -56,7 +54,8 @@ def order_by_score(docs: List[str], scores: List[float], ties: str) -> Tuple[Lis
     """Sort by descending score with the named tie rule (see module docstring)."""
     if ties not in TIE_RULES:
         raise ValueError(f"unknown tie rule {ties!r}; expected one of {', '.join(TIE_RULES)}")
-    if all(map(operator.ge if ties == "input" else operator.gt, scores, islice(scores, 1, None))):
+    pairs = zip(scores, scores[1:])
+    if (all(a >= b for a, b in pairs) if ties == "input" else all(a > b for a, b in pairs)):
         return list(docs), list(scores)  # already in order: nothing to break
     indices = list(range(len(docs)))
     if ties == "input":
@@ -81,16 +80,6 @@ def _check_docs(path: PathLike, line: int, qid: str, docs: List[str],
             raise InputError(path, f"unknown docid {docid!r}", line)
 
 
-def _is_page_pair(item: list) -> bool:
-    """``[page >= 1, finite score]`` with an int page and an int/float score (no bools)."""
-    return (len(item) == 2 and type(item[0]) is int and item[0] >= 1
-            and type(item[1]) in _NUMBER_TYPES and math.isfinite(item[1]))
-
-
-_NUMBER_TYPES = frozenset((int, float))
-_STR_TYPE = frozenset((str,))
-
-
 def _parse_pages(value: object, path: PathLike, line: int,
                  docs: Tuple[str, ...]) -> Dict[str, PageScores]:
     if not isinstance(value, dict):
@@ -98,10 +87,6 @@ def _parse_pages(value: object, path: PathLike, line: int,
     ranked = set(docs)
     pages: Dict[str, PageScores] = {}
     for docid, items in value.items():
-        if (docid in ranked and type(items) is list and set(map(type, items)) == {list}
-                and all(map(_is_page_pair, items))):
-            pages[docid] = tuple((page, float(score)) for page, score in items)
-            continue  # fast path; the checks below name the problem
         if docid not in ranked:
             raise InputError(path, f"page scores for unranked document {docid!r}", line)
         if not isinstance(items, list):
@@ -129,11 +114,11 @@ def read_jsonl_run(path: PathLike, release: Optional[Release] = None, ties: str 
             raise InputError(path, f"duplicate ranking for qid {qid!r}", line)
         docs = field(obj, "docs", list, path, line)
         scores = field(obj, "scores", list, path, line)
-        if not (set(map(type, docs)) <= _STR_TYPE and "" not in docs):
+        if not all(isinstance(d, str) and d for d in docs):
             raise InputError(path, "field 'docs' must be a list of non-empty strings", line)
         if len(scores) != len(docs):
             raise InputError(path, f"{len(docs)} docs but {len(scores)} scores", line)
-        if set(map(type, scores)) <= _NUMBER_TYPES and all(map(math.isfinite, scores)):
+        if all(type(s) is float or type(s) is int for s in scores) and all(map(math.isfinite, scores)):
             numbers = [float(s) for s in scores]
         else:
             numbers = [finite_number(s, "score", path, line) for s in scores]
@@ -197,7 +182,7 @@ def checked_against(run: Run, release: Release, path: PathLike) -> Run:
     queries, corpus = release.queries, release.corpus.keys()
     for qid, ranking in run.rankings.items():
         if qid not in queries or not corpus >= set(ranking.docs):
-            return read_jsonl_run(path, release, run.tie_rule, run.run_id)
+            return load_run(path, release, run.tie_rule, run_id=run.run_id)
     return run
 
 
