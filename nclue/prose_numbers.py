@@ -13,13 +13,19 @@ trailing zeros after the decimal point (a median printed 17.0 may be quoted as 1
 number; 17.4 is not 17).
 A block with no numbers, an unknown source or an unterminated fence is itself a problem, so the
 check cannot pass vacuously.
+
+A source that stores unrounded values (e.g. ``audit/quote_audit_v1_summary.json``: 98.48) is named
+with ``rounded``: ``<!-- numbers-from: FILE rounded -->``. A quoted number with d decimals then
+matches a source number that rounds half up to it at d decimals (the claims rule,
+:mod:`nclue.claims`): "98.5" matches 98.48, "0.951" matches 0.9509.
 """
 
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import List, Set, Tuple
+from typing import Dict, List, Set, Tuple
 
-_OPEN = re.compile(r"<!--\s*numbers-from:\s*(\S+)\s*-->")
+_OPEN = re.compile(r"<!--\s*numbers-from:\s*(\S+)(\s+rounded)?\s*-->")
 _CLOSE = "<!-- /numbers-from -->"
 # A number as printed: digits with optional thousands commas and decimals; not part of a word
 # (so "v1", "S2b", "k1" and "sec. 4.2"-style section numbers inside words are not numbers).
@@ -37,8 +43,18 @@ def numbers_in(text: str) -> List[str]:
     return [_normalised(m.group(0)) for m in _NUMBER.finditer(text)]
 
 
-def blocks(text: str, where: str) -> List[Tuple[int, str, str]]:
-    """(line, source path, block text) of every fenced block; raises ValueError on a bad fence."""
+def _decimals(printed: str) -> int:
+    return len(printed.split(".")[1]) if "." in printed else 0
+
+
+def _rounded(source_numbers: List[str], places: int) -> Set[str]:
+    """The source numbers rounded half up to ``places`` decimals, normalised."""
+    unit = Decimal(1).scaleb(-places)
+    return {_normalised(str(Decimal(n).quantize(unit, rounding=ROUND_HALF_UP))) for n in source_numbers}
+
+
+def blocks(text: str, where: str) -> List[Tuple[int, str, bool, str]]:
+    """(line, source path, rounded?, block text) of every fenced block; ValueError on a bad fence."""
     out = []
     pos = 0
     while True:
@@ -49,7 +65,7 @@ def blocks(text: str, where: str) -> List[Tuple[int, str, str]]:
         line = text.count("\n", 0, m.start()) + 1
         if end < 0:
             raise ValueError(f"{where}:{line}: numbers-from block is not closed with {_CLOSE}")
-        out.append((line, m.group(1), text[m.end():end]))
+        out.append((line, m.group(1), bool(m.group(2)), text[m.end():end]))
         pos = end + len(_CLOSE)
 
 
@@ -62,17 +78,28 @@ def check_file(root: Path, relative: str) -> Tuple[int, List[str]]:
         found = blocks(text, relative)
     except ValueError as exc:
         return 0, [str(exc)]
-    for line, source, body in found:
+    for line, source, rounded, body in found:
         src = root / source
         if not src.is_file():
             problems.append(f"{relative}:{line}: numbers-from names {source}, which does not exist")
             continue
-        available: Set[str] = set(numbers_in(src.read_text(encoding="utf-8")))
+        source_numbers = [m.group(0).replace(",", "") for m in _NUMBER.finditer(src.read_text(encoding="utf-8"))]
+        exact: Set[str] = {_normalised(n) for n in source_numbers}
+        by_places: Dict[int, Set[str]] = {}
         quoted = [m.group(0) for m in _NUMBER.finditer(body)]
         if not quoted:
             problems.append(f"{relative}:{line}: numbers-from block quotes no number")
         for printed in quoted:
             checked += 1
-            if _normalised(printed) not in available:
-                problems.append(f"{relative}:{line}: {printed} is not printed in {source}")
+            value = _normalised(printed)
+            if value in exact:
+                continue
+            if rounded:
+                places = _decimals(printed.replace(",", ""))
+                if places not in by_places:
+                    by_places[places] = _rounded(source_numbers, places)
+                if value in by_places[places]:
+                    continue
+            what = "printed in" if not rounded else "printed or rounded from a number in"
+            problems.append(f"{relative}:{line}: {printed} is not {what} {source}")
     return checked, problems

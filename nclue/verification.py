@@ -137,7 +137,7 @@ def check_prose(root: Path, summary: Summary, log: Callable[[str], None]) -> Non
         checked, problems = check_prose_file(root, name)
         total += checked
         failed += len(problems)
-        summary.verified += checked - sum(1 for p in problems if " is not printed in " in p)
+        summary.verified += checked - sum(1 for p in problems if " is not printed " in p)
         for problem in problems:
             summary.fail(problem)
     log(f"prose: {total} quoted numbers checked against generated reports, {failed} problems")

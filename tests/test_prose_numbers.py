@@ -55,6 +55,20 @@ class CheckFile(unittest.TestCase):
         self.assertIn("does not exist", check_file(root, "B.md")[1][0])
         self.assertIn("quotes no number", check_file(root, "C.md")[1][0])
 
+    def test_rounded_sources_match_by_the_claims_rule(self):
+        summary = '{"percent": 98.48, "kappa": 0.9509, "wilson95": [97.22, 99.17], "n": 657}'
+        ok = ("<!-- numbers-from: S.json rounded -->\n98.5% [97.2, 99.2], kappa 0.951, 657 "
+              "<!-- /numbers-from -->")
+        root = tree({"S.json": summary, "A.md": ok,
+                     # 98.4 is not 98.48 rounded to one decimal; 0.95 is (0.9509 -> 0.95)
+                     "B.md": "<!-- numbers-from: S.json rounded -->\n98.4 0.95\n<!-- /numbers-from -->",
+                     # without "rounded" only printed values match
+                     "C.md": "<!-- numbers-from: S.json -->\n98.5\n<!-- /numbers-from -->"})
+        self.assertEqual(check_file(root, "A.md"), (5, []))  # 98.5, 97.2, 99.2, 0.951, 657
+        self.assertEqual(check_file(root, "B.md")[1],
+                         ["B.md:1: 98.4 is not printed or rounded from a number in S.json"])
+        self.assertEqual(check_file(root, "C.md")[1], ["C.md:1: 98.5 is not printed in S.json"])
+
     def test_repository_readme_blocks_hold(self):
         checked, problems = check_file(ROOT, "README.md")
         self.assertEqual(problems, [])
