@@ -8,7 +8,8 @@
       {"id": "figure2b", "kind": "delta_plane", "caption": "...",
        "effects": [{"label", "block", "base", "variant"}, ...], "seed": 11, "replicates": 1000}]
 
-``"fair"`` selects every run whose index entry is not marked ``"control": true``. The delta plane
+``"fair"`` selects every run that is not a control (family ``control``, ``"control": true``) and
+not privileged (``"privileged": true``). The delta plane
 places each paired effect at (delta Gold Hit@k, delta n-Clue Score@k) with its 95%
 family-clustered bootstrap interval on both axes (n-Clue paper, Figure 2(b), sec. 3.4).
 """
@@ -26,7 +27,12 @@ from .tables import Table
 
 
 def _fair_runs(ctx: ReleaseContext) -> List[str]:
-    return sorted(r for r, e in ctx.index.items() if not e.info.get("control"))
+    """Runs that are neither controls nor privileged (n-Clue paper, Figure 2(a): "fair method
+    rows"): an index entry with ``"family": "control"``, ``"control": true`` or
+    ``"privileged": true`` (an oracle reads the qrels or construction facts) is left out."""
+    return sorted(r for r, e in ctx.index.items()
+                  if e.info.get("family") != "control" and not e.info.get("control")
+                  and not e.info.get("privileged"))
 
 
 def landscape_figure(spec: Mapping[str, Any], ctx: ReleaseContext) -> str:

@@ -284,3 +284,33 @@ class ExampleReleaseLandscape(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FairRuns(unittest.TestCase):
+    """Figure 2(a) plots "fair method rows" only: controls and privileged (oracle) runs are out."""
+
+    def test_controls_and_privileged_runs_are_left_out(self):
+        import json
+        import shutil
+        import tempfile
+        from pathlib import Path
+        from nclue.report import ReleaseContext
+        from nclue.report_document import _fair_runs
+        root = Path(__file__).resolve().parent.parent
+        tmp = Path(tempfile.mkdtemp())
+        try:
+            release = tmp / "example"
+            shutil.copytree(root / "data" / "example", release)
+            index_path = release / "runs" / "index.json"
+            index = json.loads(index_path.read_text())
+            for entry in index["runs"]:
+                if entry["id"] == "example_dense":
+                    entry["family"] = "control"     # a control by family
+                if entry["id"] == "example_pages":
+                    entry["privileged"] = True      # an oracle reading privileged facts
+            index_path.write_text(json.dumps(index))
+            self.assertEqual(_fair_runs(ReleaseContext(release)), ["example_lexical"])
+            self.assertEqual(_fair_runs(ReleaseContext(root / "data" / "example")),
+                             ["example_dense", "example_lexical", "example_pages"])
+        finally:
+            shutil.rmtree(tmp)
