@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """Regenerate and verify every number this repository reports. Standard library only, offline.
 
-    python reproduce.py            # verify SHA256SUMS, regenerate all tables, check every claim
-    python reproduce.py --freeze   # maintainers: rewrite claims.json, MANIFEST.json, SHA256SUMS
+    python reproduce.py            # regenerate everything in memory and verify it; writes nothing
+    python reproduce.py --write    # maintainers: also write the regenerated reference_metrics/
+    python reproduce.py --freeze   # maintainers: --write, and rewrite claims.json, MANIFEST.json,
+                                   # SHA256SUMS
 
-Steps: (1) check SHA256SUMS; (2) for every release in data/ (a folder with queries.jsonl), load
-and validate it, check each run file against runs/index.json, rebuild the tables declared in its
-report.json, write them to reference_metrics/<release>/ (Markdown and JSON) and check every claim
-in its claims.json; (3) check the frozen paper-audit verdicts; (4) re-check SHA256SUMS so that a
-regenerated file that drifted from the released bytes is reported. Prints one summary line per
-release and a final ``N claims verified, M failed``; exits 1 on any failure, 2 on bad input.
+Steps: (1) for every release in data/ (a folder with queries.jsonl): load and validate it, check
+each run file against runs/index.json, re-derive its derived files, rebuild the tables and figures
+its report.json declares, compare every regenerated file byte for byte with the one shipped in
+reference_metrics/<release>/, and check every claim in its claims.json; (2) check the frozen
+paper-audit verdicts; (3) check every number quoted in README.md and DATASHEET.md; (4) check
+SHA256SUMS, that nothing unlisted lies in the release folders, and that MANIFEST.json and the audit
+summaries re-derive. Nothing is written without --write or --freeze, so a read-only copy verifies.
+Prints one line per release, every failing check, and a final ``N checks verified, M failed``;
+exits 1 on any failure, 2 on bad input (e.g. an unknown --release), 130 on Ctrl-C.
 """
 
 import argparse
@@ -27,8 +32,12 @@ from nclue import verification  # noqa: E402
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--freeze", action="store_true",
-                        help="rewrite claims.json of every release and the integrity files (maintainers)")
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument("--write", action="store_true",
+                       help="also write the regenerated reference_metrics/ files (maintainers)")
+    modes.add_argument("--freeze", action="store_true",
+                       help="--write, and rewrite claims.json of every release and the integrity "
+                            "files (maintainers cutting a release)")
     parser.add_argument("--release", action="append", default=None,
                         help="only this release (folder name under data/); repeatable")
     parser.add_argument("--jobs", type=int, default=None,
@@ -39,7 +48,8 @@ def main(argv=None) -> int:
         parser.error("--jobs must be at least 1")
     started = time.perf_counter()
     try:
-        summary = verification.reproduce(ROOT, freeze=args.freeze, only=args.release,
+        mode = "freeze" if args.freeze else "write" if args.write else "verify"
+        summary = verification.reproduce(ROOT, mode=mode, only=args.release,
                                          log=lambda line: print(line, flush=True), jobs=args.jobs,
                                          progress=lambda line: print(line, file=sys.stderr, flush=True))
     except InputError as exc:
@@ -48,9 +58,12 @@ def main(argv=None) -> int:
     except NclueError as exc:
         print(f"reproduce: {exc}", file=sys.stderr)
         return 2
-    for problem in summary.problems:
-        print(f"FAIL {problem}")
-    print(f"{summary.verified} claims verified, {summary.failed} failed "
+    for check in summary.failures():
+        print(f"FAIL {check.describe()}")
+    stages = ", ".join(f"{stage} {passed}" + (f" ({failed} failed)" if failed else "")
+                       for stage, (passed, failed) in summary.counts().items())
+    print(f"checks by stage: {stages}")
+    print(f"{summary.verified} checks verified, {summary.failed} failed "
           f"({time.perf_counter() - started:.1f} s)")
     return 0 if summary.ok else 1
 

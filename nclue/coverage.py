@@ -78,7 +78,6 @@ from typing import (Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Seq
 
 from .errors import InputError
 from .formats import PathLike, field, finite_number, iter_jsonl
-from .tables import Column, Table
 
 DEFAULT_KS = (5, 10, 20, 100)
 QUARTILE_LABELS = ("<25%", "25-50%", "50-75%", ">75%")
@@ -574,87 +573,3 @@ def evaluate_coverage(queries: Mapping[str, PerspectiveQuery],
         report["quartiles"] = {f"hc@{k}": quartile_breakdown(per_query[f"hc@{k}"], dispersions)
                                for k in cutoffs}
     return report
-
-
-def coverage_table(release: Any, runs: Mapping[str, Any], ks: Iterable[int] = (10, 100),
-                   score_k: int = 10) -> List[Dict[str, Any]]:
-    """Rows for the release report: HC@k beside n-Clue Score and Gold Hit, one per run.
-
-    Each row is ``{"run", "hc@<k>" for k in ks, "nclue_score@<score_k>", "gold_hit@<score_k>",
-    "hc_minus_score@<score_k>"}`` in percentage points (the last: HC@score_k minus n-Clue Score,
-    present when score_k is among ks). Covering every condition across a *set* of documents
-    (HC, Multi3IR eq. 5) is not the same as finding *one* document that covers them all (n-Clue
-    Score, n-Clue paper sec. 3.1); the difference shows how far apart the two are. Rows are
-    sorted by run id.
-    """
-    from .metrics import evaluate  # local: keeps coverage importable without the scorer
-
-    cutoffs = check_ks(ks)
-    queries = perspectives_from_release(release)
-    rows = []
-    for run_id in sorted(runs):
-        run = runs[run_id]
-        report = evaluate_coverage(queries, rankings_of(run), cutoffs)
-        scores = evaluate(release, run, k=score_k)
-        row: Dict[str, Any] = {"run": run_id}
-        for k in cutoffs:
-            row[f"hc@{k}"] = report["measures"][f"hc@{k}"]
-        row[f"nclue_score@{score_k}"] = scores[f"nclue_score@{score_k}"]
-        row[f"gold_hit@{score_k}"] = scores[f"gold_hit@{score_k}"]
-        if score_k in cutoffs:
-            row[f"hc_minus_score@{score_k}"] = (row[f"hc@{score_k}"]
-                                                - row[f"nclue_score@{score_k}"])
-        rows.append(row)
-    return rows
-
-
-def coverage_report_table(spec: Mapping[str, Any], ctx: Any) -> Any:
-    """Release-report table builder (``report.json`` kind ``"coverage"``), for
-    :data:`nclue.report.TABLE_BUILDERS` (registered there).
-
-    ``spec``: ``{"id", "kind": "coverage", "title"?, "runs": [run ids] or "all", "ks"?: [10, 100]}``.
-    One row per run: HC@k for each k (Multi3IR eq. 5, conditions as perspectives), n-Clue
-    Score@K and Gold Hit@K at the report's K (``ctx.k``), and HC@K minus n-Clue Score@K when K
-    is among the ks. Cells are unrounded percentage points; columns print one decimal.
-    """
-    where = ctx.path / "report.json"
-    runs = spec.get("runs")
-    if runs == "all":
-        run_ids = sorted(ctx.index)
-    elif isinstance(runs, list) and runs and all(isinstance(r, str) for r in runs):
-        run_ids = list(runs)
-    else:
-        raise InputError(where, f"table {spec.get('id')!r}: 'runs' must be a non-empty list of "
-                                "run ids or \"all\"")
-    raw_ks = spec.get("ks", [10, 100])
-    if (not isinstance(raw_ks, list) or not raw_ks
-            or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in raw_ks)):
-        raise InputError(where, f"table {spec.get('id')!r}: 'ks' must be a list of positive "
-                                "integers")
-    cutoffs = check_ks(raw_ks)
-    big_k = ctx.k
-    columns = [Column(f"hc@{k}", f"HC@{k}", 1) for k in cutoffs]
-    columns += [Column(f"nclue_score@{big_k}", f"n-Clue Score@{big_k}", 1),
-                Column(f"gold_hit@{big_k}", f"Gold Hit@{big_k}", 1)]
-    if big_k in cutoffs:
-        columns.append(Column(f"hc_minus_score@{big_k}", f"HC@{big_k} - Score@{big_k}", 1))
-    queries = perspectives_from_release(ctx.release)
-    rows = []
-    for run_id in run_ids:
-        report = evaluate_coverage(queries, rankings_of(ctx.run(run_id)), cutoffs)
-        scores = ctx.scores(run_id)
-        cells: Dict[str, Optional[float]] = {f"hc@{k}": report["measures"][f"hc@{k}"]
-                                             for k in cutoffs}
-        cells[f"nclue_score@{big_k}"] = scores[f"nclue_score@{big_k}"]
-        cells[f"gold_hit@{big_k}"] = scores[f"gold_hit@{big_k}"]
-        if big_k in cutoffs:
-            cells[f"hc_minus_score@{big_k}"] = (cells[f"hc@{big_k}"]
-                                                - cells[f"nclue_score@{big_k}"])
-        rows.append((run_id, ctx.label(run_id), cells))
-    note = ("Percentage points. HC@k (Multi3IR eq. 5, each condition a perspective supported by "
-            "the judged documents whose evidence covers it): the share of a query's conditions "
-            "that some top-k document supports. n-Clue Score needs one document that covers all "
-            "of them, ranked above every judged subset: covering the conditions across a set of "
-            "documents is not the same as finding one document that covers them all.")
-    return Table(spec["id"], spec.get("title", "Perspective coverage beside n-Clue Score"),
-                 tuple(columns), tuple(rows), note)

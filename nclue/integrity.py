@@ -6,10 +6,11 @@ resolves outside the root through a symbolic link) before touching the file.
 """
 
 from pathlib import Path, PurePosixPath
-from typing import Dict, Iterable, List, Tuple
+from typing import Dict, Iterable, List, Mapping, Tuple
 
 from .errors import InputError
-from .formats import PathLike, read_text, sha256_file, write_json_atomic, write_text_atomic
+from .formats import (PathLike, dumps_canonical, read_text, sha256_bytes, sha256_file,
+                      write_text_atomic)
 
 # Folders whose files are release artefacts covered by SHA256SUMS and MANIFEST.json.
 RELEASE_FOLDERS = ("data", "reference_metrics", "audit", "provenance", "claims")
@@ -86,29 +87,93 @@ def release_files(root: PathLike, folders: Iterable[str] = RELEASE_FOLDERS) -> L
     return sorted(names)
 
 
-def write_integrity_files(root: PathLike) -> Dict[str, int]:
-    """Rewrite ``MANIFEST.json`` (BagIt-style inventory) and ``SHA256SUMS`` for the release files.
-
-    SHA256SUMS also covers MANIFEST.json itself.
-    """
+def manifest_document(root: PathLike) -> Dict[str, object]:
+    """``MANIFEST.json`` (a BagIt-style inventory: path, bytes and sha256 of every release file)."""
     root_path = Path(root)
-    names = release_files(root_path)
     files = []
-    for name in names:
+    for name in release_files(root_path):
         path = root_path / name
         files.append({"path": name, "bytes": path.stat().st_size, "sha256": sha256_file(path)})
-    manifest = {"name": "nclue release artefacts", "algorithm": "sha256", "files": files,
+    return {"name": "nclue release artefacts", "algorithm": "sha256", "files": files,
+            "file_count": len(files), "total_bytes": sum(f["bytes"] for f in files)}
+
+
+def manifest_text(root: PathLike) -> str:
+    """The exact text of ``MANIFEST.json`` for the files on disk now."""
+    return dumps_canonical(manifest_document(root), indent=2) + "\n"
+
+
+def manifest_from_sums(root: PathLike, entries: Iterable[Tuple[str, str]],
+                       recorded_sizes: Mapping[str, int], mismatched: Iterable[str] = ()) -> str:
+    """The text ``MANIFEST.json`` must have for the files SHA256SUMS lists (their digests as
+    listed there; their sizes on disk, except for the ``mismatched`` files, whose digest check
+    failed, which keep the size ``recorded_sizes`` holds): editing MANIFEST.json and its SHA256SUMS line together is caught,
+    and a tampered data file is reported once, by its own SHA256SUMS line."""
+    root_path = Path(root)
+    bad = set(mismatched)
+    files = []
+    for digest, name in sorted(entries, key=lambda e: e[1]):
+        path = root_path / name
+        if name == "MANIFEST.json" or not path.is_file():
+            continue
+        size = path.stat().st_size
+        if name in bad and name in recorded_sizes:
+            size = recorded_sizes[name]
+        files.append({"path": name, "bytes": size, "sha256": digest})
+    document = {"name": "nclue release artefacts", "algorithm": "sha256", "files": files,
                 "file_count": len(files), "total_bytes": sum(f["bytes"] for f in files)}
-    write_json_atomic(root_path / "MANIFEST.json", manifest)
-    lines = [f"{f['sha256']}  {f['path']}\n" for f in files]
-    lines.append(f"{sha256_file(root_path / 'MANIFEST.json')}  MANIFEST.json\n")
+    return dumps_canonical(document, indent=2) + "\n"
+
+
+def sha256sums_text(root: PathLike, manifest: str) -> str:
+    """The exact text of ``SHA256SUMS``: every release file, plus ``MANIFEST.json`` itself."""
+    root_path = Path(root)
+    lines = [f"{sha256_file(root_path / name)}  {name}\n" for name in release_files(root_path)]
+    lines.append(f"{sha256_bytes(manifest.encode('utf-8'))}  MANIFEST.json\n")
     lines.sort(key=lambda line: line[66:])
-    write_text_atomic(root_path / "SHA256SUMS", "".join(lines))
-    return {"files": len(files) + 1}
+    return "".join(lines)
+
+
+def write_integrity_files(root: PathLike) -> Dict[str, int]:
+    """Rewrite ``MANIFEST.json`` and ``SHA256SUMS`` for the release files (maintainers)."""
+    root_path = Path(root)
+    manifest = manifest_text(root_path)
+    write_text_atomic(root_path / "MANIFEST.json", manifest)
+    sums = sha256sums_text(root_path, manifest)
+    write_text_atomic(root_path / "SHA256SUMS", sums)
+    return {"files": sums.count("\n")}
+
+
+def unlisted_entries(root: PathLike, listed: Iterable[str],
+                     folders: Iterable[str] = RELEASE_FOLDERS) -> List[str]:
+    """Every entry under the release folders that SHA256SUMS does not list: untracked files,
+    hidden files, ``__pycache__``, symbolic links and other non-regular files (folders that
+    hold a listed file are fine)."""
+    root_path = Path(root)
+    listed_set = set(listed)
+    parents = {PurePosixPath(n).parent.as_posix() for n in listed_set}
+    parents |= {p.as_posix() for n in listed_set for p in PurePosixPath(n).parents}
+    out = []
+    for folder in folders:
+        base = root_path / folder
+        if not base.exists() and not base.is_symlink():
+            continue
+        for path in sorted([base] + list(base.rglob("*"))):
+            rel = path.relative_to(root_path).as_posix()
+            if path.is_symlink():
+                out.append(f"{rel}: a symbolic link inside a release folder")
+            elif path.is_dir():
+                if rel not in parents:
+                    out.append(f"{rel}/: a folder with no file listed in SHA256SUMS")
+            elif not path.is_file():
+                out.append(f"{rel}: not a regular file")
+            elif rel not in listed_set:
+                out.append(f"{rel}: present but not listed in SHA256SUMS")
+    return out
 
 
 def verify_manifest_coverage(root: PathLike) -> List[str]:
-    """Release files present on disk but absent from SHA256SUMS (untracked artefacts)."""
+    """Entries under the release folders that SHA256SUMS does not list (see unlisted_entries)."""
     root_path = Path(root)
-    listed = {name for _, name in parse_sha256sums(root_path / "SHA256SUMS", root_path)}
-    return [f"{name}: present but not listed in SHA256SUMS" for name in release_files(root_path) if name not in listed]
+    listed = [name for _, name in parse_sha256sums(root_path / "SHA256SUMS", root_path)]
+    return unlisted_entries(root_path, listed)

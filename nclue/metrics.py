@@ -1,6 +1,7 @@
 """The n-Clue scorer: per-query outcome vectors first, aggregates second.
 
-Definitions (n-Clue paper, /work/shared/seeds/000_5edb9f697168b38b.txt):
+Definitions (n-Clue paper, arXiv 2607.24165; the registry of names, titles and denominators is
+:mod:`nclue.measures`):
 
 - r_G is the rank of the best-ranked gold and r_S that of the best-ranked *judged subset*
   (infinite when none is retrieved). **n-Clue Score@k** (sec. 3.1) is
@@ -31,10 +32,10 @@ import math
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
+from .measures import DEFAULT_K, REGISTRY, MeasureRegistry, count_key
 from .release import Release
 from .runs import Ranking, Run
 
-DEFAULT_K = 10
 PAGES_PER_GOLD = 3  # Table S5b: the three highest-scoring distinct surfaced pages
 
 
@@ -226,31 +227,25 @@ def is_page_scored(run: Run) -> bool:
     return any(r.pages is not None for r in run.rankings.values())
 
 
-def measure_names(k: int = DEFAULT_K) -> Tuple[str, ...]:
-    """Names of the per-query measures, in report order."""
-    return (f"nclue_score@{k}", f"gold_hit@{k}", f"gold_ndcg@{k}", f"graded_ndcg@{k}", "auc",
-            f"complete_first@{k}", f"subset_first@{k}", f"no_gold@{k}", f"gold_support@{k}",
-            f"condition_coverage@{k}", f"full_coverage@{k}")
+def measure_names(k: int = DEFAULT_K, registry: MeasureRegistry = REGISTRY) -> Tuple[str, ...]:
+    """Names of the per-query outcome measures at cutoff ``k``, in report order (the registry's)."""
+    return tuple(m.name for m in registry.outcome_measures(k))
 
 
-def per_query_from_outcomes(results: Mapping[str, QueryOutcome], k: int) -> Dict[str, Dict[str, float]]:
-    """Per-query vectors keyed by measure name. Conditional measures hold only eligible queries."""
-    vectors: Dict[str, Dict[str, float]] = {name: {} for name in measure_names(k)}
-    for qid, o in results.items():
-        vectors[f"nclue_score@{k}"][qid] = o.nclue
-        vectors[f"gold_hit@{k}"][qid] = o.gold_hit
-        vectors[f"gold_ndcg@{k}"][qid] = o.gold_ndcg
-        vectors[f"graded_ndcg@{k}"][qid] = o.graded_ndcg
-        vectors[f"complete_first@{k}"][qid] = o.nclue
-        vectors[f"subset_first@{k}"][qid] = o.subset_first
-        vectors[f"no_gold@{k}"][qid] = 1 - o.gold_hit
-        if o.auc is not None:
-            vectors["auc"][qid] = o.auc
-        if o.gold_support is not None:
-            vectors[f"gold_support@{k}"][qid] = o.gold_support
-        if o.condition_coverage is not None:
-            vectors[f"condition_coverage@{k}"][qid] = o.condition_coverage
-            vectors[f"full_coverage@{k}"][qid] = o.full_coverage
+def per_query_from_outcomes(results: Mapping[str, QueryOutcome], k: int,
+                            registry: MeasureRegistry = REGISTRY) -> Dict[str, Dict[str, float]]:
+    """Per-query vectors keyed by measure name, one per outcome measure of ``registry``.
+
+    A query for which a measure's function returns None is outside its denominator (e.g. AUC
+    without a subset, page coverage without a top-k gold); measures no query has are dropped.
+    """
+    measures = [(m.name, registry.definition(m).per_query) for m in registry.outcome_measures(k)]
+    vectors: Dict[str, Dict[str, float]] = {name: {} for name, _ in measures}
+    for qid, outcome in results.items():
+        for name, value_of in measures:
+            value = value_of(outcome)
+            if value is not None:
+                vectors[name][qid] = value
     return {name: v for name, v in vectors.items() if v}
 
 
@@ -266,11 +261,12 @@ def mean_points(values: Mapping[str, float]) -> float:
     return 100.0 * math.fsum(values.values()) / len(values)
 
 
-def aggregate(vectors: Mapping[str, Mapping[str, float]], qids: Optional[Sequence[str]] = None) -> Dict[str, float]:
+def aggregate(vectors: Mapping[str, Mapping[str, float]], qids: Optional[Sequence[str]] = None,
+              registry: MeasureRegistry = REGISTRY) -> Dict[str, float]:
     """Aggregate per-query vectors into percentage points, optionally over a subset of queries.
 
     Adds ``queries`` (the denominator of the unconditional measures) and, for conditional
-    measures, ``<name>_queries``.
+    measures (:attr:`nclue.measures.MeasureDef.conditional`), ``<name>_queries``.
     """
     selected = None if qids is None else set(qids)
     result: Dict[str, float] = {}
@@ -278,8 +274,9 @@ def aggregate(vectors: Mapping[str, Mapping[str, float]], qids: Optional[Sequenc
         values = vector if selected is None else {q: v for q, v in vector.items() if q in selected}
         if values:
             result[name] = mean_points(values)
-        if name in ("auc",) or name.startswith(("gold_support@", "condition_coverage@", "full_coverage@")):
-            result[f"{name}_queries"] = len(values)
+        measure = registry.parse(name)
+        if registry.definition(measure).conditional:
+            result[count_key(measure)] = len(values)
     base = next(iter(vectors.values()))
     result["queries"] = len(base) if selected is None else len(selected & set(base))
     return result

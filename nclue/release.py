@@ -32,6 +32,7 @@ class Query:
     qid: str
     conditions: Tuple[str, ...]
     forms: Mapping[str, str]
+    condition_ids: Tuple[str, ...] = ()  # "<kind>:<name>" per condition, where recorded
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,13 @@ def load_queries(path: PathLike) -> Dict[str, Query]:
             if forms[form] != expected[form]:
                 raise InputError(path, f"query {qid!r}: form {form!r} is {forms[form]!r}, "
                                        f"expected {expected[form]!r}", line)
-        queries[qid] = Query(qid, conditions, dict(forms))
+        condition_ids: Tuple[str, ...] = ()
+        if "condition_ids" in obj:
+            condition_ids = tuple(list_of_str(obj["condition_ids"], "condition_ids", path, line))
+            if len(condition_ids) != len(conditions):
+                raise InputError(path, f"query {qid!r} has {len(condition_ids)} condition_ids "
+                                       f"for {len(conditions)} conditions", line)
+        queries[qid] = Query(qid, conditions, dict(forms), condition_ids)
     if not queries:
         raise InputError(path, "no queries")
     return queries
@@ -277,3 +284,18 @@ def gold_families(release: Release) -> Dict[str, str]:
         golds = release.golds(qid)
         families[qid] = "|".join(golds) if golds else f"nogold:{qid}"
     return families
+
+
+def family_rows(release: Release) -> List[Dict[str, Any]]:
+    """The rows of ``families.jsonl``: exact-gold-set families numbered in order of their first
+    query id, as the construction writes them (queries without a gold share one row there; the
+    resampling of :func:`gold_families` keeps each of them apart)."""
+    groups: Dict[Tuple[str, ...], List[str]] = {}
+    for qid in sorted(release.queries):
+        groups.setdefault(release.golds(qid), []).append(qid)
+    ordered = sorted(groups.items(), key=lambda item: item[1][0])
+    width = max(4, len(str(max(len(ordered) - 1, 0))))
+    first = min(release.queries) if release.queries else ""
+    prefix = first.rsplit("_", 1)[0] + "_" if "_" in first else ""
+    return [{"family": f"{prefix}f{i:0{width}d}", "golds": list(golds), "qids": qids}
+            for i, (golds, qids) in enumerate(ordered)]

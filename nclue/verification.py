@@ -1,126 +1,220 @@
 """The one-command verification behind ``reproduce.py`` (the end of the data flow).
 
 files -> validated records -> per-query vectors -> tables -> claim checks; plus the integrity
-files and the frozen paper-audit verdicts.
+files, the re-derived files, the frozen paper-audit verdicts and the quoted prose numbers.
+
+By default nothing is written: every regenerated file is built in memory and compared byte for
+byte with the shipped one, so a read-only copy verifies, an interrupted run leaves nothing
+behind and two runs cannot disturb each other. ``mode="write"`` (``reproduce.py --write``)
+also writes the regenerated reference files; ``mode="freeze"`` (``--freeze``, maintainers
+cutting a release) rewrites ``claims.json`` of every release and the integrity files too.
+
+Every outcome is a typed :class:`Check`; a release whose files cannot be read fails its checks
+with the error line naming the file at fault, and the other releases are still verified.
 """
 
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import paper_audit
 from .claims import check_claims, freeze_claims, load_claims
+from .context import ReleaseContext
+from .derived import audit_summaries, derived_jsonl, stats_problems
 from .errors import InputError
-from .formats import write_json_atomic, write_text_atomic, dumps_canonical
-from .integrity import verify_manifest_coverage, verify_sha256sums, write_integrity_files
+from .formats import dumps_canonical, loads_strict, write_bytes_atomic, write_json_atomic
+from .integrity import (manifest_from_sums, parse_sha256sums, unlisted_entries, verify_sha256sums,
+                        write_integrity_files)
+from .layout import ReleaseLayout, RepositoryLayout
 from .prose_numbers import check_file as check_prose_file
-from .report import ReleaseContext, build_tables, table_markdown, tables_json
-from .report_document import build_figures, figure_files, report_html, report_markdown
+from .report.assemble import ReleaseReport, build_release_report, open_release
+from .report.html import render_html
+from .report.jsonform import tables_json
+from .report.markdown import render_markdown
+
+MODES = ("verify", "write", "freeze")
+
+#: The stages of a verification, in the order they run (each check belongs to one).
+STAGES = ("integrity", "release", "derived", "regenerated", "claim", "paper audit", "prose",
+          "coverage")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One verification check: its stage, what it checked, whether it held, and why not."""
+
+    stage: str
+    subject: str
+    ok: bool
+    detail: str = ""
+
+    def describe(self) -> str:
+        return f"{self.stage}: {self.subject}" + (f": {self.detail}" if self.detail else "")
 
 
 @dataclass
 class Summary:
-    """Counts of verified and failed checks. A claim is one check; so is every other problem
-    (a checksum mismatch, an unclaimed table cell, a missing file)."""
+    """Every check of a verification run."""
 
-    verified: int = 0
-    failed_claims: int = 0
-    problems: List[str] = field(default_factory=list)
+    checks: List[Check] = field(default_factory=list)
+
+    def add(self, stage: str, subject: str, ok: bool, detail: str = "") -> None:
+        if stage not in STAGES:
+            raise ValueError(f"unknown verification stage {stage!r}")
+        self.checks.append(Check(stage, subject, ok, detail))
+
+    def fail(self, stage: str, subject: str, detail: str) -> None:
+        self.add(stage, subject, False, detail)
+
+    @property
+    def verified(self) -> int:
+        return sum(1 for c in self.checks if c.ok)
 
     @property
     def failed(self) -> int:
-        return self.failed_claims + sum(1 for p in self.problems if not p.startswith("claim "))
+        return sum(1 for c in self.checks if not c.ok)
 
     @property
     def ok(self) -> bool:
-        return self.failed == 0 and not self.problems
+        return self.failed == 0
 
-    def fail(self, problem: str) -> None:
-        self.problems.append(problem)
+    def failures(self) -> List[Check]:
+        return [c for c in self.checks if not c.ok]
 
-
-def release_dirs(root: Path, only: Optional[Sequence[str]] = None) -> List[Path]:
-    """Release folders under data/: those holding a queries file, sorted by name."""
-    data = root / "data"
-    found = sorted(p for p in data.iterdir() if p.is_dir() and
-                   ((p / "queries.jsonl").exists() or (p / "queries.jsonl.gz").exists())) if data.is_dir() else []
-    if only:
-        names = {p.name for p in found}
-        for name in only:
-            if name not in names:
-                raise InputError(data / name, "no such release")
-        found = [p for p in found if p.name in only]
-    return found
+    def counts(self) -> Dict[str, Tuple[int, int]]:
+        """(passed, failed) per stage, in :data:`STAGES` order."""
+        out = {}
+        for stage in STAGES:
+            mine = [c for c in self.checks if c.stage == stage]
+            if mine:
+                out[stage] = (sum(1 for c in mine if c.ok), sum(1 for c in mine if not c.ok))
+        return out
 
 
 def _quiet(_: str) -> None:
     return None
 
 
-def reproduce_release(root: Path, folder: Path, freeze: bool, summary: Summary,
+def regenerated_files(ctx: ReleaseContext, report: ReleaseReport) -> Dict[str, bytes]:
+    """The reference files of a release (relative to ``reference_metrics/<release>/``)."""
+    files = {"tables.md": render_markdown(report.reference).encode("utf-8"),
+             "tables.json": (dumps_canonical(tables_json(ctx.name, report.tables), indent=2)
+                             + "\n").encode("utf-8")}
+    for figure in report.figures:
+        files[f"figures/{figure.figure_id}.svg"] = figure.svg.encode("utf-8")
+    if report.report is not None:
+        files["REPORT.md"] = render_markdown(report.report).encode("utf-8")
+        files["REPORT.html"] = render_html(report.report).encode("utf-8")
+    return files
+
+
+def _first_difference(a: bytes, b: bytes) -> str:
+    lines_a, lines_b = a.split(b"\n"), b.split(b"\n")
+    for number, (x, y) in enumerate(zip(lines_a, lines_b), start=1):
+        if x != y:
+            return f"first difference at line {number}"
+    return f"the shipped file has {len(lines_a)} lines, the regenerated one {len(lines_b)}"
+
+
+def compare_files(repo: RepositoryLayout, folder: Path, files: Dict[str, bytes], summary: Summary,
+                  write: bool) -> None:
+    """Compare regenerated files with the shipped ones (writing them first when ``write``);
+    a shipped file in ``folder`` that nothing regenerates is stale and fails too."""
+    for name in sorted(files):
+        target = folder / name
+        rel = target.relative_to(repo.root).as_posix()
+        if write and (not target.is_file() or target.read_bytes() != files[name]):
+            write_bytes_atomic(target, files[name])
+        if not target.is_file():
+            summary.fail("regenerated", rel, "missing from the release (run reproduce.py --write)")
+        elif target.read_bytes() != files[name]:
+            summary.fail("regenerated", rel, "regenerated bytes differ from the shipped file ("
+                         + _first_difference(target.read_bytes(), files[name]) + ")")
+        else:
+            summary.add("regenerated", rel, True)
+    if folder.is_dir():
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            name = path.relative_to(folder).as_posix()
+            if name not in files:
+                summary.fail("regenerated", path.relative_to(repo.root).as_posix(),
+                             "shipped but no longer regenerated (stale)")
+
+
+def check_derived(repo: RepositoryLayout, ctx: ReleaseContext, summary: Summary) -> None:
+    """Re-derive the release's derived files (see :mod:`nclue.derived`)."""
+    for path, text in derived_jsonl(ctx.release, ctx.layout):
+        rel = path.relative_to(repo.root).as_posix()
+        if path.read_text(encoding="utf-8") == text:
+            summary.add("derived", rel, True)
+        else:
+            summary.fail("derived", rel, "differs from what the release's queries, corpus and "
+                                         "qrels give")
+    if ctx.layout.instrument_stats.exists():
+        rel = ctx.layout.instrument_stats.relative_to(repo.root).as_posix()
+        problems = stats_problems(ctx.release, ctx.layout)
+        summary.add("derived", rel, not problems, "; ".join(problems))
+
+
+def reproduce_release(repo: RepositoryLayout, layout: ReleaseLayout, mode: str, summary: Summary,
                       log: Callable[[str], None], jobs: int = 1,
                       progress: Callable[[str], None] = _quiet) -> None:
+    """Load, regenerate and verify one release (every failure lands in ``summary``)."""
     started = time.perf_counter()
-    ctx = ReleaseContext(folder)
-    progress(f"release {folder.name}: parsing {len(set(e.sha256 for e in ctx.index.values()))} "
-             f"run files ({jobs} worker{'s' if jobs != 1 else ''})")
-    ctx.preload(jobs)
-    progress(f"release {folder.name}: building {len(ctx.spec.get('tables', []))} tables "
-             f"({time.perf_counter() - started:.1f} s so far)")
-    tables = build_tables(ctx)
-    out = root / "reference_metrics" / folder.name
-    markdown = (f"# Reference metrics: {folder.name}\n\nRegenerated by `python reproduce.py` from the "
-                f"release files; k = {ctx.k}; score ties broken by stable input order (ties={ctx.ties}).\n\n")
-    markdown += "\n".join(table_markdown(t) for t in tables)
-    write_text_atomic(out / "tables.md", markdown)
-    write_json_atomic(out / "tables.json", tables_json(folder.name, tables))
-    figures = build_figures(ctx)
-    for name, svg in figure_files(figures).items():
-        write_text_atomic(out / name, svg)
-    if figures or ctx.spec.get("title"):
-        document = report_markdown(ctx, tables, figures)
-        write_text_atomic(out / "REPORT.md", document)
-        write_text_atomic(out / "REPORT.html", report_html(ctx, document, figures))
-    cells, decimals = {}, {}
-    for table in tables:
-        cells.update(table.cells())
-        decimals.update(table.decimals())
-    claims_path = folder / "claims.json"
-    if freeze:
-        write_json_atomic(claims_path, freeze_claims(folder.name, cells, decimals))
-    if not claims_path.exists():
-        summary.fail(f"{claims_path.relative_to(root)}: missing (run reproduce.py --freeze to cut a release)")
+    try:
+        ctx, spec = open_release(layout.folder)
+        progress(f"release {layout.name}: parsing {len(ctx.index.distinct_files())} run files "
+                 f"({jobs} worker{'s' if jobs != 1 else ''})")
+        ctx.preload(jobs)
+        progress(f"release {layout.name}: building {len(spec.tables)} tables "
+                 f"({time.perf_counter() - started:.1f} s so far)")
+        report = build_release_report(ctx, spec)
+    except InputError as exc:
+        summary.fail("release", layout.name, str(exc))
+        log(f"release {layout.name}: FAILED to load ({exc})")
         return
-    claims = load_claims(claims_path)
+    summary.add("release", layout.name, True)
+    check_derived(repo, ctx, summary)
+    compare_files(repo, repo.reference_metrics(layout.name), regenerated_files(ctx, report),
+                  summary, write=mode != "verify")
+    cells, decimals = report.cells(), report.decimals()
+    if mode == "freeze":
+        write_json_atomic(layout.claims, freeze_claims(layout.name, cells, decimals))
+    claims_rel = layout.claims.relative_to(repo.root).as_posix()
+    if not layout.claims.exists():
+        summary.fail("claim", claims_rel, "missing (run reproduce.py --freeze to cut a release)")
+        return
+    try:
+        claims = load_claims(layout.claims)
+    except InputError as exc:
+        summary.fail("claim", claims_rel, str(exc))
+        return
     results = check_claims(claims, cells)
-    failed = [r for r in results if not r.ok]
-    unclaimed = sorted(set(cells) - {(c.table, c.row, c.column) for c in claims})
-    summary.verified += len(results) - len(failed)
-    summary.failed_claims += len(failed)
-    for result in failed:
-        summary.fail("claim " + result.describe(str(claims_path.relative_to(root))))
-    for key in unclaimed:
-        summary.fail(f"{folder.name}/{'/'.join(key)}: reported in a table but not in {claims_path.name}")
-    log(f"release {folder.name}: {len(ctx.release.queries)} queries, {len(ctx.index)} runs, "
-        f"{len(tables)} tables, {len(results) - len(failed)}/{len(results)} claims verified")
+    for result in results:
+        summary.add("claim", result.claim.address, result.ok,
+                    "" if result.ok else result.describe(claims_rel).split(": ", 1)[1])
+    claimed = {(c.table, c.row, c.column) for c in claims}
+    for key in sorted(set(cells) - claimed):
+        summary.fail("claim", f"{layout.name}/{'/'.join(key)}",
+                     f"reported in a table but not in {claims_rel}")
+    passed = sum(1 for r in results if r.ok)
+    log(f"release {layout.name}: {len(ctx.release.queries)} queries, {len(ctx.index)} runs, "
+        f"{len(report.tables)} tables, {passed}/{len(results)} claims verified")
 
 
 def check_paper_audits(root: Path, summary: Summary, log: Callable[[str], None]) -> None:
+    """The frozen paper-audit verdicts (``audit/papers/``), one check per relation."""
     try:
-        from . import paper_audit
-    except ImportError:
+        checked, mismatches = paper_audit.verify_frozen_verdicts(root)
+    except InputError as exc:
+        summary.fail("paper audit", "audit/papers", str(exc))
         return
-    checker = getattr(paper_audit, "verify_frozen_verdicts", None)
-    if checker is None:
-        return
-    checked, mismatches = checker(root)
-    summary.verified += checked - len(mismatches)
-    summary.failed_claims += len(mismatches)
+    for number in range(checked - len(mismatches)):
+        summary.add("paper audit", f"relation {number + 1}", True)
     for mismatch in mismatches:
-        summary.fail(f"claim paper audit: {mismatch}")
-    describe = getattr(paper_audit, "summary_lines", None)
-    for line in (describe(root) if describe else []):
+        summary.fail("paper audit", "verdict", mismatch)
+    for line in paper_audit.summary_lines(root):
         log(line)
 
 
@@ -128,8 +222,8 @@ PROSE_FILES = ("README.md", "DATASHEET.md")
 
 
 def check_prose(root: Path, summary: Summary, log: Callable[[str], None]) -> None:
-    """Numbers quoted in hand-written prose blocks must be printed in the generated file each
-    block names (``nclue.prose_numbers``); each quoted number is one check."""
+    """Numbers quoted in hand-written prose must match the generated file or claim they name
+    (:mod:`nclue.prose_numbers`); each quoted number is one check."""
     total, failed = 0, 0
     for name in PROSE_FILES:
         if not (root / name).is_file():
@@ -137,10 +231,51 @@ def check_prose(root: Path, summary: Summary, log: Callable[[str], None]) -> Non
         checked, problems = check_prose_file(root, name)
         total += checked
         failed += len(problems)
-        summary.verified += checked - sum(1 for p in problems if " is not printed " in p)
+        for number in range(max(0, checked - len(problems))):
+            summary.add("prose", f"{name} number {number + 1}", True)
         for problem in problems:
-            summary.fail(problem)
+            summary.fail("prose", name, problem)
     log(f"prose: {total} quoted numbers checked against generated reports, {failed} problems")
+
+
+def check_integrity(repo: RepositoryLayout, summary: Summary, log: Callable[[str], None]) -> None:
+    """SHA256SUMS lists every release file with its digest; nothing else lies in the release
+    folders; MANIFEST.json is what the files on disk give."""
+    sums = repo.sha256sums
+    if not sums.exists():
+        summary.fail("integrity", "SHA256SUMS", "missing")
+        return
+    try:
+        checked, problems = verify_sha256sums(repo.root)
+        entries = parse_sha256sums(sums, repo.root)
+        listed = [name for _, name in entries]
+    except InputError as exc:
+        summary.fail("integrity", "SHA256SUMS", str(exc))
+        return
+    bad = {p.split(":", 1)[0] for p in problems}
+    for problem in problems:
+        name, _, detail = problem.partition(": ")
+        summary.fail("integrity", name, detail)
+    for name in listed:
+        if name not in bad:
+            summary.add("integrity", name, True)
+    for problem in unlisted_entries(repo.root, listed):
+        name, _, detail = problem.partition(": ")
+        summary.fail("coverage", name, detail)
+    if repo.manifest.exists():
+        shipped = repo.manifest.read_text(encoding="utf-8")
+        try:
+            recorded = {f["path"]: f["bytes"] for f in loads_strict(shipped)["files"]}
+        except (ValueError, KeyError, TypeError):
+            recorded = {}
+        same = shipped == manifest_from_sums(repo.root, entries, recorded, bad)
+        summary.add("derived", "MANIFEST.json", same,
+                    "" if same else "differs from the inventory SHA256SUMS lists")
+    for path, text in audit_summaries(repo.root):
+        rel = path.relative_to(repo.root).as_posix()
+        same = path.read_text(encoding="utf-8") == text
+        summary.add("derived", rel, same, "" if same else "differs from what its audit rows give")
+    log(f"integrity: {checked} files in SHA256SUMS, {len(problems)} mismatched")
 
 
 def default_jobs() -> int:
@@ -148,38 +283,27 @@ def default_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def reproduce(root: Path, freeze: bool = False, only: Optional[Sequence[str]] = None,
+def reproduce(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = None,
               log: Callable[[str], None] = print, jobs: Optional[int] = None,
               progress: Callable[[str], None] = _quiet) -> Summary:
-    """Regenerate and verify everything; see reproduce.py. ``jobs``: worker processes that parse
-    run files (default :func:`default_jobs`; 1 = all in this process). Output does not depend on it.
-    ``progress`` receives lines about long steps (reproduce.py prints them on stderr)."""
+    """Regenerate and verify everything; see reproduce.py and the module docstring. ``jobs``:
+    worker processes that parse run files (default :func:`default_jobs`; 1 = all in this
+    process). Output does not depend on it. ``progress`` receives lines about long steps."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}")
+    repo = RepositoryLayout(Path(root))
     summary = Summary()
-    sums = root / "SHA256SUMS"
-    before = set()
-    if not freeze:
-        if not sums.exists():
-            summary.fail("SHA256SUMS: missing")
-        else:
-            checked, problems = verify_sha256sums(root)
-            before = set(problems)
-            for problem in problems:
-                summary.fail(problem)
-            log(f"integrity: {checked} files in SHA256SUMS, {len(problems)} mismatched")
-    for folder in release_dirs(root, only):
-        reproduce_release(root, folder, freeze, summary, log,
+    for layout in repo.releases(list(only) if only else None):
+        reproduce_release(repo, layout, mode, summary, log,
                           default_jobs() if jobs is None else jobs, progress)
-    check_paper_audits(root, summary, log)
+    check_paper_audits(repo.root, summary, log)
     if not only:
-        check_prose(root, summary, log)  # after the releases: it reads their regenerated reports
-    if freeze:
-        write_integrity_files(root)
+        check_prose(repo.root, summary, log)
+    if mode == "freeze":
+        write_integrity_files(repo.root)
         log("froze claims.json, MANIFEST.json and SHA256SUMS")
-    elif sums.exists():
-        _, drift = verify_sha256sums(root)
-        for problem in drift:
-            if problem not in before:  # already reported above
-                summary.fail(f"after regeneration: {problem}")
-        for problem in verify_manifest_coverage(root):
-            summary.fail(problem)
+    check_integrity(repo, summary, log)
     return summary
+
+
+__all__ = ["Check", "MODES", "STAGES", "Summary", "regenerated_files", "reproduce"]

@@ -118,10 +118,10 @@ class RunInputs(ReleaseCopy):
         self.assertInputError(lambda: load_run(path, release), "run.jsonl.gz", None, "damaged gzip")
 
     def test_tampered_run_file_is_caught_by_index(self):
-        from nclue.report import load_run_index
+        from nclue.run_index import RunIndex
         path = self.release / "runs" / "example_dense.jsonl.gz"
         path.write_bytes(gzip.compress(b'{"qid": "q1", "docs": ["d01"], "scores": [1]}\n', mtime=0))
-        self.assertInputError(lambda: load_run_index(self.release), "example_dense.jsonl.gz", None,
+        self.assertInputError(lambda: RunIndex.load(self.release), "example_dense.jsonl.gz", None,
                               "differs from index.json")
 
 

@@ -440,11 +440,23 @@ class ReleaseTest(unittest.TestCase):
         self.assertIn("no evidence for judged subset ('q1', 's1')", err)
 
     def test_coverage_table(self):
-        from nclue.release import load_release
-        from nclue.runs import load_run
-        release = load_release(self.dir)
-        runs = {"A": load_run(self.run_a, release), "B": load_run(self.run_b, release)}
-        rows = coverage.coverage_table(release, runs, ks=(1, 10))
+        import shutil
+        from nclue.context import ReleaseContext
+        from nclue.run_index import record_entries
+        from nclue.layout import ReleaseLayout
+        from nclue.formats import sha256_file
+        from nclue.tables.kinds import table_from_dict
+        layout = ReleaseLayout.of(self.dir)
+        layout.runs_dir.mkdir(exist_ok=True)
+        entries = []
+        for run_id, path in (("A", self.run_a), ("B", self.run_b)):
+            target = layout.runs_dir / f"{run_id}{''.join(path.suffixes)}"
+            shutil.copyfile(path, target)
+            entries.append({"id": run_id, "file": target.name, "sha256": sha256_file(target)})
+        record_entries(layout, entries)
+        table = table_from_dict({"id": "cov", "kind": "coverage", "runs": "all", "ks": [1, 10]},
+                                ReleaseContext(self.dir))
+        rows = [dict(cells, run=key) for key, _, cells in table.rows]
         # A: HC@1 = 16.67 (as above), HC@10 = 100 (whole rankings cover every condition).
         # n-Clue Score@10: q1 retrieves no gold -> 0; q2 subset s3 (rank 2) precedes gold g1
         # (rank 3) -> 0 => 0. Gold Hit@10: q2 only -> 50. HC@10 - Score@10 = 100.
@@ -520,11 +532,11 @@ class ExampleReleaseTest(unittest.TestCase):
             self.assertEqual(report["unsupported_perspectives"], 0)
 
     def test_coverage_table(self):
-        from nclue.release import load_release
-        from nclue.runs import load_run
-        release = load_release(EXAMPLE)
-        runs = {r: load_run(EXAMPLE / "runs" / f"{r}.jsonl.gz", release) for r in self.RUNS}
-        rows = {row["run"]: row for row in coverage.coverage_table(release, runs)}
+        from nclue.context import ReleaseContext
+        from nclue.tables.kinds import table_from_dict
+        table = table_from_dict({"id": "cov", "kind": "coverage", "runs": list(self.RUNS)},
+                                ReleaseContext(EXAMPLE))
+        rows = {key: cells for key, _, cells in table.rows}
         # n-Clue Score@10 (first gold within 10 and before every judged subset) / Gold Hit@10:
         # dense: q1 subset d10 first, q2 gold, q3 gold, q4 subset d02 first, q5 gold, q6 subset
         #   d03 first -> 3/6 = 50; every query has a gold in its list -> 100. HC@10 = 100.
@@ -546,21 +558,22 @@ class ExampleReleaseTest(unittest.TestCase):
 
 
     def test_report_table_builder(self):
-        from nclue.report import ReleaseContext, table_markdown
+        from nclue.context import ReleaseContext
+        from nclue.report.markdown import table_lines
+        from nclue.tables.kinds import table_from_dict
         ctx = ReleaseContext(EXAMPLE)
-        table = coverage.coverage_report_table(
-            {"id": "cov", "kind": "coverage", "runs": "all"}, ctx)
+        table = table_from_dict({"id": "cov", "kind": "coverage", "runs": "all"}, ctx)
         cells = {row_key: values for row_key, _, values in table.rows}
         # same hand-derived values as test_coverage_table (report k = 10 in report.json)
         self.assertAlmostEqual(cells["example_lexical"]["hc@10"], 75.0)
         self.assertAlmostEqual(cells["example_lexical"]["hc_minus_score@10"], 25.0)
         self.assertAlmostEqual(cells["example_pages"]["nclue_score@10"], 100 * 4 / 6)
         self.assertAlmostEqual(cells["example_dense"]["gold_hit@10"], 100.0)
-        text = table_markdown(table)
+        text = "\n".join(table_lines(table))
         # dense row: HC@10 100.0, HC@100 100.0, Score 50.0, Gold Hit 100.0, difference 50.0
         self.assertIn("| example_dense | 100.0 | 100.0 | 50.0 | 100.0 | 50.0 |", text)
-        with self.assertRaisesRegex(InputError, "'ks' must be a list of positive integers"):
-            coverage.coverage_report_table({"id": "cov", "runs": "all", "ks": [0]}, ctx)
+        with self.assertRaisesRegex(InputError, "'ks'.*must be an integer >= 1"):
+            table_from_dict({"id": "cov", "kind": "coverage", "runs": "all", "ks": [0]}, ctx)
 
 
 if __name__ == "__main__":

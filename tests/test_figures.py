@@ -263,7 +263,7 @@ class ExampleReleaseLandscape(unittest.TestCase):
 
     def test_points_from_the_scorer(self):
         from pathlib import Path
-        from nclue.report import ReleaseContext
+        from nclue.context import ReleaseContext
         ctx = ReleaseContext(Path(__file__).resolve().parent.parent / "data" / "example")
         pts = []
         for run_id in ("example_lexical", "example_dense", "example_pages"):
@@ -294,8 +294,7 @@ class FairRuns(unittest.TestCase):
         import shutil
         import tempfile
         from pathlib import Path
-        from nclue.report import ReleaseContext
-        from nclue.report_document import _fair_runs
+        from nclue.context import ReleaseContext
         root = Path(__file__).resolve().parent.parent
         tmp = Path(tempfile.mkdtemp())
         try:
@@ -309,8 +308,8 @@ class FairRuns(unittest.TestCase):
                 if entry["id"] == "example_pages":
                     entry["privileged"] = True      # an oracle reading privileged facts
             index_path.write_text(json.dumps(index))
-            self.assertEqual(_fair_runs(ReleaseContext(release)), ["example_lexical"])
-            self.assertEqual(_fair_runs(ReleaseContext(root / "data" / "example")),
+            self.assertEqual(ReleaseContext(release).fair_runs(), ["example_lexical"])
+            self.assertEqual(ReleaseContext(root / "data" / "example").fair_runs(),
                              ["example_dense", "example_lexical", "example_pages"])
         finally:
             shutil.rmtree(tmp)

@@ -1,10 +1,12 @@
-"""Verdict rule of the findings table (nclue/findings.py), worked by hand."""
+"""Verdict rule of the findings table (nclue/tables/findings.py), worked by hand."""
 
 import unittest
 from pathlib import Path
 
-from nclue.findings import verdict
-from nclue.report import ReleaseContext, build_tables
+from nclue.context import ReleaseContext
+from nclue.report.assemble import build_release_report, open_release
+from nclue.tables.findings import verdict
+from nclue.tables.kinds import table_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,8 +29,8 @@ class Verdicts(unittest.TestCase):
 
 class ExampleFindings(unittest.TestCase):
     def test_example_findings(self):
-        ctx = ReleaseContext(ROOT / "data" / "example")
-        table = [t for t in build_tables(ctx) if t.table_id == "findings"][0]
+        ctx, spec = open_release(ROOT / "data" / "example")
+        table = [t for t in build_release_report(ctx, spec).tables if t.table_id == "findings"][0]
         rows = {key: cells for key, _, cells in table.rows}
         # pages - lexical n-Clue: 4/6 - 3/6 = +16.7 points (tests/test_example_release.py);
         # dense - lexical Gold Hit: 6/6 - 4/6 = +33.3 points.
@@ -40,12 +42,11 @@ class ExampleFindings(unittest.TestCase):
         self.assertEqual(rows["pages_vs_lexical"]["verdict"], 0.0)
 
     def test_hard_coverage_finding(self):
-        from nclue.findings import findings_table
         ctx = ReleaseContext(ROOT / "data" / "example")
         spec = {"id": "f", "kind": "findings", "findings": [
             {"id": "hc", "statement": "dense covers more conditions", "base": "example_lexical",
              "variant": "example_dense", "measure": "hc@10", "direction": "+"}]}
-        cells = findings_table(spec, ctx).rows[0][2]
+        cells = table_from_dict(spec, ctx).rows[0][2]
         # HC@10 by hand: lexical covers every condition of q1, q2, q4, q5, half of q3 (beamer via
         # d01/d10, Index only in d09) and nothing of q6 (unranked): 4.5 / 6 = 75.0.
         # The dense run covers every condition of every query (q3 via d09, q6 via d03/d11): 100.
@@ -57,7 +58,6 @@ class ExampleFindings(unittest.TestCase):
         """Findings share one Resampler per query set; each interval must equal the interval of a
         separate paired_family_bootstrap with the same seed (same draws by construction)."""
         from nclue import inference
-        from nclue.findings import findings_table
         from nclue.release import gold_families
         ctx = ReleaseContext(ROOT / "data" / "example")
         pairs = [("example_lexical", "example_dense", "nclue_score@10"),
@@ -66,7 +66,7 @@ class ExampleFindings(unittest.TestCase):
         spec = {"id": "f", "kind": "findings", "seed": 5, "replicates": 200, "findings": [
             {"id": f"f{i}", "statement": "s", "base": b, "variant": v, "measure": m}
             for i, (b, v, m) in enumerate(pairs)]}
-        rows = findings_table(spec, ctx).rows
+        rows = table_from_dict(spec, ctx).rows
         for (b, v, m), (_, _, cells) in zip(pairs, rows):
             alone = inference.paired_family_bootstrap(ctx.vectors(b)[m], ctx.vectors(v)[m],
                                                       gold_families(ctx.release),

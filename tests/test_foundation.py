@@ -126,8 +126,9 @@ class ClaimRounding(unittest.TestCase):
         # golds per query = 1, 2, 1, 1, 2, 2 (mean 1.50, median 1.5, max 2); d11 and d12 are gold
         # for q5 and q6 (max 2 queries per gold document); gold sets {d01}, {d04,d05}, {d09},
         # {d10}, {d11,d12} twice = 5 families; 14 condition slots, TikZ and Examples repeated = 12.
-        from nclue.report import ReleaseContext, instrument_table
-        table = instrument_table({"id": "instrument"}, ReleaseContext(EXAMPLE))
+        from nclue.context import ReleaseContext
+        from nclue.tables.kinds import table_from_dict
+        table = table_from_dict({"id": "instrument", "kind": "instrument"}, ReleaseContext(EXAMPLE))
         got = {key: cells["value"] for key, _, cells in table.rows}
         expected = {"judged_pool_mean": 4.0, "judged_pool_median": 4.0, "judged_pool_max": 6,
                     "golds_per_query_mean": 1.5, "golds_per_query_median": 1.5,
@@ -207,7 +208,7 @@ class ReproduceExample(unittest.TestCase):
         snapshot = {p: p.read_bytes() for p in self.tmp.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
         proc = self.reproduce()
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-        self.assertRegex(proc.stdout.strip().split("\n")[-1], r"^\d+ claims verified, 0 failed")
+        self.assertRegex(proc.stdout.strip().split("\n")[-1], r"^\d+ checks verified, 0 failed")
         after = {p: p.read_bytes() for p in self.tmp.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
         self.assertEqual(snapshot, after)
 
@@ -225,7 +226,7 @@ class ReproduceExample(unittest.TestCase):
         self.assertIn("got 100.0000", proc.stdout)
         self.assertIn("data/example/claims.json", proc.stdout)
         # two checks fail: the claim itself and claims.json's checksum
-        self.assertIn(" claims verified, 2 failed", proc.stdout)
+        self.assertIn(" checks verified, 2 failed", proc.stdout)
 
     def test_tampered_data_file_fails_checksums(self):
         self.assertEqual(self.reproduce("--freeze").returncode, 0)

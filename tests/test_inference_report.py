@@ -10,9 +10,8 @@ from pathlib import Path
 
 from nclue import inference
 from nclue.errors import InputError
-from nclue.inference_report import (contrast_sensitivity_table, contrasts_report_table,
-                                    membership_graph_table)
-from nclue.report import ReleaseContext
+from nclue.context import ReleaseContext
+from nclue.tables.kinds import table_from_dict
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "example"
 
@@ -33,7 +32,7 @@ class ContrastsTableTest(unittest.TestCase):
                                            "variant": "example_pages"},
                                           {"id": "dense", "base": "example_lexical",
                                            "variant": "example_dense"}]}]}
-        row = cells(contrasts_report_table(spec, self.ctx))["modality"]
+        row = cells(table_from_dict(spec, self.ctx))["modality"]
         # Scores 3/6 -> 4/6: delta +16.67 points; Gold Hit 4/6 -> 5/6: +16.67.
         self.assertAlmostEqual(row["base"], 50.0)
         self.assertAlmostEqual(row["variant"], 100 * 4 / 6)
@@ -56,6 +55,8 @@ class ContrastsTableTest(unittest.TestCase):
 
     def test_bad_spec(self):
         bad = [{"id": "x", "blocks": []},
+               {"id": "x", "sytems": [], "blocks": [{"id": "b", "shown": "e", "endpoints": [
+                   {"id": "e", "base": "example_lexical", "variant": "example_pages"}]}]},
                {"id": "x", "blocks": [{"id": "b", "shown": "zz", "endpoints": [
                    {"id": "e", "base": "example_lexical", "variant": "example_pages"}]}]},
                {"id": "x", "blocks": [{"id": "b", "shown": "e", "endpoints": [
@@ -64,7 +65,7 @@ class ContrastsTableTest(unittest.TestCase):
                    {"id": "e", "base": "example_lexical", "variant": "example_pages"}]}]}]
         for spec in bad:
             with self.assertRaises(InputError):
-                contrasts_report_table(spec, self.ctx)
+                table_from_dict(dict(spec, kind="contrasts"), self.ctx)
 
 
 class SensitivityTableTest(unittest.TestCase):
@@ -76,7 +77,7 @@ class SensitivityTableTest(unittest.TestCase):
         spec = {"id": "s1", "kind": "contrast_sensitivity", "replicates": 200, "remove": 1,
                 "promotions": [0, 1, 2],
                 "contrasts": [{"id": "c", "base": "example_lexical", "variant": "example_pages"}]}
-        row = cells(contrast_sensitivity_table(spec, self.ctx))["c"]
+        row = cells(table_from_dict(spec, self.ctx))["c"]
         self.assertAlmostEqual(row["delta"], 100 / 6)
         # Common support q1, q2, q4; D 2/3 for both -> 0. Miss 2/6 -> 1/6, subset-first 1/6 ->
         # 1/6, gold-first 3/6 -> 4/6.
@@ -100,7 +101,7 @@ class SensitivityTableTest(unittest.TestCase):
 
     def test_membership_graph(self):
         # Gold: 7 documents, components {q5,q6} + 4 singletons. Judged: d01..d12, q2 alone.
-        got = cells(membership_graph_table({"id": "g"}, self.ctx))
+        got = cells(table_from_dict({"id": "g", "kind": "membership_graph"}, self.ctx))
         self.assertEqual(got["gold"], {"queries": 6, "documents": 7, "components": 5,
                                        "largest": 2})
         self.assertEqual(got["judged"], {"queries": 6, "documents": 12, "components": 2,
@@ -108,9 +109,9 @@ class SensitivityTableTest(unittest.TestCase):
 
     def test_bad_spec(self):
         with self.assertRaises(InputError):
-            contrast_sensitivity_table({"id": "x", "contrasts": []}, self.ctx)
+            table_from_dict({"id": "x", "kind": "contrast_sensitivity", "contrasts": []}, self.ctx)
         with self.assertRaises(InputError):
-            contrast_sensitivity_table({"id": "x", "promotions": [-1], "contrasts": [
+            table_from_dict({"id": "x", "kind": "contrast_sensitivity", "promotions": [-1], "contrasts": [
                 {"id": "c", "base": "example_lexical", "variant": "example_pages"}]}, self.ctx)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nclue.errors import InputError
 from nclue.formats import sha256_file
-from nclue.report import ReleaseContext
+from nclue.context import ReleaseContext
 from nclue.runs import load_run
 
 ROOT = Path(__file__).resolve().parent.parent

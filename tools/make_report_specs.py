@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nclue.formats import write_text_atomic  # noqa: E402
-from nclue.report import ReleaseContext  # noqa: E402
+from nclue.context import ReleaseContext  # noqa: E402
 
 SEED, REPLICATES, DRAWS = 11, 1000, 10000
 

@@ -174,9 +174,6 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
         if obj["docid"] in pages:
             pages[obj["docid"]][obj["page"]] = (obj["text"], obj.get("flags") or [])
     rows: List[Dict[str, Any]] = []
-    cond_a, cond_b, kinds, cond_sources = [], [], [], []
-    grade_a, grade_b, clue_a, clue_b = [], [], [], []
-    page_hits = 0
     for stratum, qrel in sample:
         qid, docid = qrel["qid"], qrel["docid"]
         doc_pages = [pages[docid][n] for n in sorted(pages[docid])]
@@ -198,23 +195,39 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
                 decision.update(page=page, start=start, end=end,
                                 quote_sha256=hashlib.sha256(text[start:end].encode("utf-8")).hexdigest(),
                                 on_construction_page=page in construction_pages)
-                if decision["construction"] and page in construction_pages:
-                    page_hits += 1
             decisions.append(decision)
-            cond_a.append(decision["construction"])
-            cond_b.append(decision["recheck"])
-            kinds.append(kind)
-            cond_sources.append(source_of.get(docid, ""))
         clues, label, gate = (expected_label(quote_pages, page_gates) if any(quote_pages)
                               else (0, "none", None))
         rows.append({"qid": qid, "docid": docid, "stratum": stratum,
                      "construction": {"clues": qrel["clues"], "label": qrel["label"], "gate": qrel.get("gate")},
                      "recheck": {"clues": clues, "label": label, "gate": gate},
                      "conditions": decisions})
-        grade_a.append(f"{qrel['clues']}:{qrel['label']}:{qrel.get('gate') or '-'}")
-        grade_b.append(f"{clues}:{label}:{gate or '-'}")
-        clue_a.append(qrel["clues"])
-        clue_b.append(clues)
+    summary = summarize_audit(rows, source_of, record["release"], seed)
+    return rows, summary
+
+
+def summarize_audit(rows: Sequence[Dict[str, Any]], source_of: Dict[str, str], release: str,
+                    seed: int) -> Dict[str, Any]:
+    """The audit summary (``quote_audit_<release>_summary.json``), from the audit's rows alone:
+    condition-support agreement overall, by condition kind and by source, construction positives
+    whose quote lies on a construction page, exact derived-grade agreement, the linearly
+    weighted kappa of clue counts and the grade transitions (n-Clue paper, Table S8 shape)."""
+    cond_a, cond_b, kinds, cond_sources = [], [], [], []
+    grade_a, grade_b, clue_a, clue_b = [], [], [], []
+    page_hits = 0
+    for row in rows:
+        for decision in row["conditions"]:
+            cond_a.append(decision["construction"])
+            cond_b.append(decision["recheck"])
+            kinds.append(decision["condition_id"].split(":", 1)[0])
+            cond_sources.append(source_of.get(row["docid"], ""))
+            if decision["construction"] and decision.get("on_construction_page"):
+                page_hits += 1
+        before, after = row["construction"], row["recheck"]
+        grade_a.append(f"{before['clues']}:{before['label']}:{before.get('gate') or '-'}")
+        grade_b.append(f"{after['clues']}:{after['label']}:{after.get('gate') or '-'}")
+        clue_a.append(before["clues"])
+        clue_b.append(after["clues"])
     by_kind = {}
     for kind in sorted(set(kinds)):
         idx = [i for i, k in enumerate(kinds) if k == kind]
@@ -223,23 +236,21 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
     for source in sorted(set(cond_sources)):
         idx = [i for i, s_ in enumerate(cond_sources) if s_ == source]
         by_source[source] = _agreement([cond_a[i] for i in idx], [cond_b[i] for i in idx])
-    positives = sum(cond_a)
     transitions = transition_matrix(grade_a, grade_b)
-    summary = {
-        "release": record["release"], "seed": seed, "pairs": len(rows),
+    return {
+        "release": release, "seed": seed, "pairs": len(rows),
         "strata": dict(sorted(Counter(r["stratum"] for r in rows).items())),
         "condition_decisions": len(cond_a),
         "conditions": _agreement(cond_a, cond_b),
         "conditions_by_kind": by_kind,
         "conditions_by_source": by_source,
-        "construction_positive_on_quote_page": {"hits": page_hits, "positives": positives},
+        "construction_positive_on_quote_page": {"hits": page_hits, "positives": sum(cond_a)},
         "exact_grade": _agreement(grade_a, grade_b),
         "clue_count_weighted_kappa_linear": _kappa(clue_a, clue_b, categories=[0, 1, 2, 3],
                                                    weights="linear"),
         "grade_transitions": {f"{a} -> {b}": c for (a, b), c in sorted(transitions.counts.items())
                               if a != b},
     }
-    return rows, summary
 
 
 def check_audit(build, audit_path, provenance) -> List[str]:

@@ -1,4 +1,4 @@
-"""Directional findings of the n-Clue paper, re-tested on a release (report kind ``findings``).
+"""Kind ``findings``: directional findings of the papers, re-tested on a release.
 
 A release's ``report.json`` may declare, per finding, the paper's statement, a base and a
 variant run, a measure and the direction the paper reports::
@@ -27,14 +27,16 @@ its sentence.
 """
 
 import math
-from typing import Any, Dict, List, Mapping
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
 
-from . import inference
-from .claims import format_fixed
-from .coverage import per_query_coverage, perspectives_from_release, rankings_of
-from .errors import InputError
-from .release import gold_families
-from .tables import Column, Table
+from .. import inference
+from ..claims import format_fixed
+from ..context import ReleaseContext
+from ..errors import InputError
+from ..measures import Measure
+from .model import Column, Table
+from .spec import SpecKind, setting, spec_title
 
 VERDICT_TEXT = {1: "replicates", 0: "same direction, not significant",
                 -1: "opposite direction, not significant", -2: "contradicted"}
@@ -53,66 +55,61 @@ def verdict(direction: str, delta: float, lo: float, hi: float) -> int:
     return -2 if excludes_zero else -1
 
 
-def _vector(ctx: Any, run_id: str, key: str):
-    """Per-query vector of a scorer measure, or of hard coverage ``hc@k`` (Multi3IR eq. 5 with
-    the release's conditions as perspectives)."""
-    if key.startswith("hc@"):
-        try:
-            k = int(key[3:])
-        except ValueError:
-            return None
-        perspectives = perspectives_from_release(ctx.release)
-        return per_query_coverage(perspectives, rankings_of(ctx.run(run_id)), (k,))[key]
-    return ctx.vectors(run_id).get(key)
+@dataclass(frozen=True)
+class Finding:
+    id: str = setting("text", "row id")
+    statement: str = setting("text", "the paper's statement, with its section")
+    base: str = setting("run", "base run")
+    variant: str = setting("run", "variant run")
+    measure: Measure = setting("measure", "per-query measure compared", "nclue_score")
+    direction: str = setting("direction", "the paper's direction of variant - base", "+")
 
 
-def findings_table(spec: Mapping[str, Any], ctx: Any) -> Table:
+@dataclass(frozen=True)
+class FindingsSpec:
+    id: str = setting("text", "table id")
+    kind: str = setting("text", "`findings`")
+    title: Optional[str] = setting("text", "printed title", None)
+    seed: int = setting("seed", "bootstrap seed", inference.DEFAULT_SEED)
+    replicates: int = setting("count", "bootstrap replicates", inference.DEFAULT_REPLICATES)
+    findings: Tuple[Finding, ...] = setting(Finding, "the findings, one row each")
+
+
+def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
     """Builder for kind ``findings``; see the module docstring."""
-    where = ctx.path / "report.json"
-    items = spec.get("findings")
-    if not isinstance(items, list) or not items:
-        raise InputError(where, f"table {spec.get('id')!r}: 'findings' must be a non-empty list")
-    seed = spec.get("seed", inference.DEFAULT_SEED)
-    replicates = spec.get("replicates", inference.DEFAULT_REPLICATES)
-    families = gold_families(ctx.release)
     columns = (Column("base", "Base", 1), Column("variant", "Variant", 1), Column("delta", "Delta", 1),
                Column("ci_lo", "95% CI low", 1), Column("ci_hi", "95% CI high", 1),
                Column("verdict", "Verdict (1 / 0 / -1 / -2)", 0))
     rows = []
     resamplers: Dict[frozenset, inference.Resampler] = {}
-    for number, item in enumerate(items, start=1):
-        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("id", "statement", "base", "variant")):
-            raise InputError(where, f"finding {number}: needs string fields id, statement, base, variant")
-        direction = item.get("direction", "+")
-        if direction not in ("+", "-", "0"):
-            raise InputError(where, f"finding {number}: direction must be '+', '-' or '0'")
-        measure = item.get("measure", "nclue_score")
-        key = measure if "@" in measure or measure == "auc" else f"{measure}@{ctx.k}"
-        base = _vector(ctx, item["base"], key)
-        variant = _vector(ctx, item["variant"], key)
+    for number, item in enumerate(spec.findings, start=1):
+        base = ctx.vector(item.base, item.measure)
+        variant = ctx.vector(item.variant, item.measure)
         if base is None or variant is None:
-            raise InputError(where, f"finding {number}: measure {key!r} is not available for both runs")
-        interval = inference.shared_resampler(resamplers, base, families, seed).paired_bootstrap(
-            base, variant, replicates=replicates)
+            raise InputError(ctx.layout.report_spec, f"table {spec.id!r}, finding {number}: "
+                             f"measure {item.measure.name!r} is not available for both runs")
+        interval = inference.shared_resampler(resamplers, base, ctx.families, spec.seed).paired_bootstrap(
+            base, variant, replicates=spec.replicates)
         cells = {"base": 100.0 * math.fsum(base.values()) / len(base),
                  "variant": 100.0 * math.fsum(variant.values()) / len(variant),
                  "delta": 100.0 * interval.estimate, "ci_lo": 100.0 * interval.lo, "ci_hi": 100.0 * interval.hi}
-        cells["verdict"] = float(verdict(direction, cells["delta"], cells["ci_lo"], cells["ci_hi"]))
-        label = f"{item['statement']} [{key}: {item['base']} -> {item['variant']}, paper: {direction}]"
-        rows.append((item["id"], label, cells))
+        cells["verdict"] = float(verdict(item.direction, cells["delta"], cells["ci_lo"], cells["ci_hi"]))
+        label = (f"{item.statement} [{item.measure.name}: {item.base} -> {item.variant}, "
+                 f"paper: {item.direction}]")
+        rows.append((item.id, label, cells))
     note = ("Percentage points; variant minus base; 95% family-clustered percentile bootstrap "
-            f"({replicates} replicates, seed {seed}). Verdict: "
+            f"({spec.replicates} replicates, seed {spec.seed}). Verdict: "
             + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items()) + ".")
-    return Table(spec["id"], spec.get("title", "Do the paper's directional findings replicate?"),
+    return Table(spec.id, spec_title(spec, "Do the paper's directional findings replicate?"),
                  columns, tuple(rows), note)
 
 
 def findings_sentences(table: Table) -> List[str]:
-    """Plain-language lines for REPORT.md, one per finding, from a findings table."""
+    """Plain-language sentences for the report, one per finding, from a findings table."""
     lines = []
     for _, label, cells in table.rows:
         code = int(cells["verdict"])
-        lines.append(f"- **{VERDICT_TEXT[code]}**: {label}: delta {_signed(cells['delta'])} points "
+        lines.append(f"**{VERDICT_TEXT[code]}**: {label}: delta {_signed(cells['delta'])} points "
                      f"[{_signed(cells['ci_lo'])}, {_signed(cells['ci_hi'])}]")
     return lines
 
@@ -123,7 +120,13 @@ def _signed(value: float) -> str:
 
 
 def summary_counts(table: Table) -> Dict[str, int]:
+    """How many findings of a findings table have each verdict, in :data:`VERDICT_TEXT` order."""
     counts = {text: 0 for text in VERDICT_TEXT.values()}
     for _, _, cells in table.rows:
         counts[VERDICT_TEXT[int(cells["verdict"])]] += 1
     return counts
+
+
+KIND = SpecKind("findings", FindingsSpec, build,
+                 "The paper's directional findings re-tested: paired difference, family-bootstrap "
+                 "interval and a verdict code per finding.")

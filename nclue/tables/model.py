@@ -7,6 +7,13 @@ many decimals are printed, and every printed cell becomes a claim (:mod:`nclue.c
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Tuple
 
+from ..measures import Measure
+
+
+def qualified_key(qualifier: str, measure: Measure) -> str:
+    """A column key for a measure within a group of columns: ``n=2:nclue_score@10``."""
+    return f"{qualifier}:{measure.name}"
+
 
 @dataclass(frozen=True)
 class Column:

@@ -1,0 +1,163 @@
+"""A loaded release with its frozen runs, and per-query vectors computed once per run.
+
+The context is the layer every table builder, figure and finding reads from (it sits below
+them: nothing here knows about tables). It holds the validated :class:`nclue.release.Release`,
+the :class:`nclue.run_index.RunIndex` (every listed file checked against its sha256), the
+rank cutoff ``k`` and the tie rule, and caches, per distinct run file: the parsed run, the
+per-query outcomes at each cutoff, and the per-query vectors of every measure asked for.
+"""
+
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from .coverage import (PerspectiveQuery, per_query_coverage, perspectives_from_release,
+                       rankings_of)
+from .errors import InputError
+from .formats import PathLike
+from .layout import ReleaseLayout
+from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry
+from .metrics import QueryOutcome, aggregate, outcomes, per_query_from_outcomes, query_facts
+from .release import Release, gold_families, load_release
+from .run_index import RunEntry, RunIndex
+from .runs import Run, checked_against, load_run
+
+Vector = Dict[str, float]
+
+
+class ReleaseContext:
+    """A release, its run index and caches of per-query results (computed once per run file)."""
+
+    def __init__(self, release_dir: PathLike, ties: str = "input", k: int = DEFAULT_K,
+                 registry: MeasureRegistry = REGISTRY) -> None:
+        self.layout = ReleaseLayout.of(release_dir)
+        self.path = self.layout.folder
+        self.release: Release = load_release(release_dir)
+        self.index = RunIndex.load(self.layout)
+        self.ties = ties
+        self.k = k
+        self.registry = registry
+        self._facts = query_facts(self.release)
+        self._families: Optional[Dict[str, str]] = None
+        self._runs: Dict[str, Run] = {}
+        self._parsed: Dict[str, Run] = {}  # by file sha256: identical files are parsed once
+        self._vectors: Dict[Tuple[str, int], Dict[str, Vector]] = {}
+        self._outcomes: Dict[Tuple[str, int], Mapping[str, QueryOutcome]] = {}
+        self._coverage: Dict[Tuple[str, int], Vector] = {}
+        self._perspectives: Optional[Mapping[str, PerspectiveQuery]] = None
+
+    @property
+    def name(self) -> str:
+        return self.layout.name
+
+    @property
+    def families(self) -> Dict[str, str]:
+        """Exact-gold-set families of the release's queries (n-Clue paper, sec. 3.4)."""
+        if self._families is None:
+            self._families = gold_families(self.release)
+        return self._families
+
+    def entry(self, run_id: str) -> RunEntry:
+        if run_id not in self.index:
+            raise InputError(self.layout.report_spec, f"unknown run id {run_id!r}")
+        return self.index[run_id]
+
+    def run(self, run_id: str) -> Run:
+        if run_id not in self._runs:
+            entry = self.entry(run_id)
+            if entry.sha256 not in self._parsed:
+                self._parsed[entry.sha256] = load_run(self.index.path(run_id), self.release,
+                                                      self.ties, run_id=run_id)
+            self._runs[run_id] = replace(self._parsed[entry.sha256], run_id=run_id)
+        return self._runs[run_id]
+
+    def preload(self, jobs: int = 1) -> None:
+        """Parse every indexed run file now, in ``jobs`` worker processes when ``jobs > 1``.
+
+        Workers parse and validate each file without the release (which they do not have);
+        this process then checks queries and documents against the release
+        (:func:`nclue.runs.checked_against`), so the runs, and any error, are those of
+        :meth:`run`. Falls back to this process where no process pool can be made.
+        """
+        pending = {sha: path for sha, path in self.index.distinct_files().items()
+                   if sha not in self._parsed}
+        if jobs > 1 and len(pending) > 1:
+            try:
+                pool = ProcessPoolExecutor(max_workers=jobs)
+            except (OSError, NotImplementedError, ImportError):  # e.g. no working semaphores
+                pool = None
+            if pool is not None:
+                shas = list(pending)
+                paths = [pending[sha] for sha in shas]
+                with pool:
+                    parsed = pool.map(load_run, paths, [None] * len(paths),
+                                      [self.ties] * len(paths), chunksize=2)
+                    for sha, path, run in zip(shas, paths, parsed):
+                        self._parsed[sha] = checked_against(run, self.release, path)
+        for run_id in self.index:
+            self.run(run_id)
+
+    def _content_key(self, run_id: str, k: Optional[int]) -> Tuple[str, int]:
+        """Cache key of per-query results: runs with identical files share them."""
+        return (self.entry(run_id).sha256, k or self.k)
+
+    def outcomes(self, run_id: str, k: Optional[int] = None) -> Mapping[str, QueryOutcome]:
+        key = self._content_key(run_id, k)
+        if key not in self._outcomes:
+            self._outcomes[key] = outcomes(self.release, self.run(run_id), key[1], self._facts)
+        return self._outcomes[key]
+
+    def vectors(self, run_id: str, k: Optional[int] = None) -> Dict[str, Vector]:
+        """Per-query vectors of every outcome measure of the registry at cutoff ``k``."""
+        key = self._content_key(run_id, k)
+        if key not in self._vectors:
+            self._vectors[key] = per_query_from_outcomes(self.outcomes(run_id, key[1]), key[1],
+                                                         self.registry)
+        return self._vectors[key]
+
+    def vector(self, run_id: str, measure: Measure) -> Optional[Vector]:
+        """The per-query vector of one measure, or None where the run does not have it (page
+        measures of a run without page scores). Outcome measures come from the scorer; hard
+        coverage ``hc@k`` from :mod:`nclue.coverage` with the release's conditions as
+        perspectives (Multi³IR eq. 5)."""
+        definition = self.registry.definition(measure)
+        if definition.per_query is not None:
+            return self.vectors(run_id, measure.k).get(measure.name)
+        if measure.key == "hc":
+            key = self._content_key(run_id, measure.k)
+            if key not in self._coverage:
+                self._coverage[key] = per_query_coverage(
+                    self.perspectives, rankings_of(self.run(run_id)), (measure.k,))[measure.name]
+            return self._coverage[key]
+        raise InputError(self.layout.report_spec,
+                         f"measure {measure.name!r} needs {definition.needs}, which a release "
+                         "report does not provide")
+
+    @property
+    def perspectives(self) -> Mapping[str, PerspectiveQuery]:
+        """Each query's conditions as Multi³IR perspectives (:mod:`nclue.coverage`)."""
+        if self._perspectives is None:
+            self._perspectives = perspectives_from_release(self.release)
+        return self._perspectives
+
+    def scores(self, run_id: str, qids: Optional[Sequence[str]] = None,
+               k: Optional[int] = None) -> Dict[str, float]:
+        """Aggregates (percentage points) of every outcome measure, optionally over ``qids``."""
+        return aggregate(self.vectors(run_id, k), qids, self.registry)
+
+    def score(self, run_id: str, measure: Measure, qids: Optional[Sequence[str]] = None) -> float:
+        """One aggregate (percentage points) of a measure the run has."""
+        vector = self.vector(run_id, measure)
+        if vector is None:
+            raise InputError(self.layout.report_spec,
+                             f"run {run_id!r} has no per-query {measure.name!r}")
+        return aggregate({measure.name: vector}, qids, self.registry)[measure.name]
+
+    def label(self, run_id: str) -> str:
+        entry = self.index.get(run_id)
+        return entry.label if entry is not None else run_id
+
+    def fair_runs(self) -> List[str]:
+        """Runs that are neither controls nor privileged (n-Clue paper, Figure 2(a): "fair
+        method rows")."""
+        return [r for r in self.index if not self.index[r].is_control]

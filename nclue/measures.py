@@ -1,0 +1,284 @@
+"""Measures as values: one registry of every per-query measure nclue reports.
+
+A *measure definition* (:class:`MeasureDef`) says what a measure is: its key, its printed title,
+whether it takes a rank cutoff, its one-line definition, the paper section or table it follows,
+its denominator (which queries count) and the per-query function that computes it. A *measure*
+(:class:`Measure`) is a definition's key with its parameter, ``nclue_score@10`` or ``auc``, in
+the style of ir_measures: it is parsed from and printed to that canonical name, and the name is
+what per-query vectors, tables and claims are keyed by.
+
+Every part of the package that names a measure asks a :class:`MeasureRegistry` for it
+(:data:`REGISTRY` is the built-in one): scoring (:mod:`nclue.metrics`), ``nclue score`` /
+``nclue compare --measure``, the scorecard columns, findings, inference tables and the README's
+definitions table (:func:`definitions_markdown`, checked by a test). A registry is immutable;
+:meth:`MeasureRegistry.with_measure` returns an extended copy, so a new measure is added in one
+place (see ``docs/ARCHITECTURE.md``).
+
+Sources: the n-Clue paper (*Do Current Retrievers Cover All the Evidence?*, arXiv 2607.24165)
+and *Multi³IR: A Benchmark for Multi-perspective Multi-domain Multi-modal Information
+Retrieval* (code and data: github.com/seokwon99/Multi3IR; the paper gives no arXiv id).
+"""
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Dict, Iterable, Iterator, Mapping, Optional, Tuple
+
+from .errors import InputError
+
+DEFAULT_K = 10
+
+NCLUE = "n-Clue (arXiv 2607.24165)"
+MULTI3IR = "Multi³IR"  # the paper gives no arXiv id; see the module docstring
+
+#: Which queries a measure's mean is taken over, by denominator code.
+DENOMINATORS: Mapping[str, str] = {
+    "all": "every query of the release",
+    "gold_and_subset": "queries with at least one gold and one judged subset",
+    "gold_hit": "queries with a top-k gold (conditional)",
+    "page_scored": "every query; page-scored runs only",
+    "with_gold": "queries with at least one gold",
+}
+
+#: What a measure needs besides a ranking and the qrels.
+NEEDS = ("ranking", "pages", "perspectives", "judgments", "sources")
+
+_NAME = re.compile(r"^([a-z][a-z0-9_]*)(?:@([0-9]+))?$")
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """The definition of one measure family (its cutoff is a parameter of :class:`Measure`).
+
+    ``per_query`` maps one :class:`nclue.metrics.QueryOutcome` to the query's value in [0, 1],
+    or ``None`` where the query is outside the denominator; it is ``None`` for measures computed
+    elsewhere (the coverage measures of :mod:`nclue.coverage`).
+    """
+
+    key: str
+    title: str
+    cutoff: bool
+    definition: str
+    citation: str
+    denominator: str = "all"
+    needs: str = "ranking"
+    per_query: Optional[Callable[[Any], Optional[float]]] = None
+    scorecard: bool = False
+    aliases: Tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not re.match(r"^[a-z][a-z0-9_]*$", self.key):
+            raise ValueError(f"measure key {self.key!r}: lower-case letters, digits and '_'")
+        if self.denominator not in DENOMINATORS:
+            raise ValueError(f"measure {self.key!r}: unknown denominator {self.denominator!r}")
+        if self.needs not in NEEDS:
+            raise ValueError(f"measure {self.key!r}: unknown need {self.needs!r}")
+
+    @property
+    def conditional(self) -> bool:
+        """True when the mean is not over every query, so outputs also state its query count."""
+        return self.denominator != "all"
+
+
+@dataclass(frozen=True, order=True)
+class Measure:
+    """A measure with its parameter: ``Measure("nclue_score", 10)`` is ``nclue_score@10``."""
+
+    key: str
+    k: Optional[int] = None
+
+    @property
+    def name(self) -> str:
+        return self.key if self.k is None else f"{self.key}@{self.k}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def at(self, k: int) -> "Measure":
+        """The same measure at another cutoff."""
+        return replace(self, k=k)
+
+
+def count_key(measure: Measure) -> str:
+    """The key of a conditional measure's query count (``auc_queries``) in aggregates/tables."""
+    return f"{measure.name}_queries"
+
+
+class MeasureRegistry:
+    """An immutable, ordered collection of measure definitions (report order)."""
+
+    def __init__(self, definitions: Iterable[MeasureDef]) -> None:
+        self._defs: Dict[str, MeasureDef] = {}
+        for definition in definitions:
+            if definition.key in self._defs:
+                raise ValueError(f"measure {definition.key!r} is defined twice")
+            self._defs[definition.key] = definition
+
+    def __iter__(self) -> Iterator[MeasureDef]:
+        return iter(tuple(self._defs.values()))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._defs
+
+    def with_measure(self, definition: MeasureDef) -> "MeasureRegistry":
+        """A copy of this registry with one more definition (appended in report order)."""
+        return MeasureRegistry(list(self._defs.values()) + [definition])
+
+    def definition(self, measure: "Measure | str") -> MeasureDef:
+        key = measure.key if isinstance(measure, Measure) else str(measure)
+        if key not in self._defs:
+            raise KeyError(f"unknown measure {key!r}")
+        return self._defs[key]
+
+    def measure(self, key: str, k: Optional[int] = None) -> Measure:
+        """The measure ``key`` at cutoff ``k`` (ignored for uncut measures such as ``auc``)."""
+        definition = self.definition(key)
+        if definition.cutoff:
+            if k is None or isinstance(k, bool) or not isinstance(k, int) or k < 1:
+                raise ValueError(f"measure {key!r} needs a positive cutoff")
+            return Measure(key, k)
+        return Measure(key)
+
+    def parse(self, text: str, default_k: Optional[int] = None, where: Any = "measure") -> Measure:
+        """Parse a canonical name (``nclue_score@10``, ``auc``) or a bare key with ``default_k``.
+
+        Unknown keys, a cutoff on an uncut measure and a missing cutoff are InputErrors naming
+        ``where`` (a file or an option).
+        """
+        match = _NAME.match(text) if isinstance(text, str) else None
+        if match is None:
+            raise InputError(where, f"{text!r} is not a measure name (e.g. nclue_score@10, auc)")
+        key, k_text = match.group(1), match.group(2)
+        if key not in self._defs:
+            raise InputError(where, f"unknown measure {key!r}; known: {', '.join(self._defs)}")
+        definition = self._defs[key]
+        if not definition.cutoff:
+            if k_text is not None:
+                raise InputError(where, f"measure {key!r} takes no cutoff, got {text!r}")
+            return Measure(key)
+        k = int(k_text) if k_text is not None else default_k
+        if k is None or k < 1:
+            raise InputError(where, f"measure {key!r} needs a cutoff >= 1, e.g. {key}@10")
+        return Measure(key, k)
+
+    def header(self, measure: Measure) -> str:
+        """The column header of a measure: its title with the cutoff (``n-Clue Score@10``)."""
+        title = self.definition(measure).title
+        return title if measure.k is None else f"{title}@{measure.k}"
+
+    def outcome_measures(self, k: int) -> Tuple[Measure, ...]:
+        """Measures computed from per-query outcomes (:mod:`nclue.metrics`), in report order."""
+        return tuple(self.measure(d.key, k) for d in self if d.per_query is not None)
+
+    def scorecard(self, k: int) -> Tuple[Measure, ...]:
+        """The scorecard's columns (Table 3 analogue), in report order."""
+        return tuple(self.measure(d.key, k) for d in self if d.scorecard)
+
+
+# --- per-query functions of :class:`nclue.metrics.QueryOutcome` (sec. 3.1, Tables 3-4, S5b) ---
+
+def _nclue(o: Any) -> float:
+    return o.nclue
+
+
+def _gold_hit(o: Any) -> float:
+    return o.gold_hit
+
+
+def _gold_ndcg(o: Any) -> float:
+    return o.gold_ndcg
+
+
+def _graded_ndcg(o: Any) -> float:
+    return o.graded_ndcg
+
+
+def _auc(o: Any) -> Optional[float]:
+    return o.auc
+
+
+def _subset_first(o: Any) -> float:
+    return o.subset_first
+
+
+def _no_gold(o: Any) -> float:
+    return 1 - o.gold_hit
+
+
+def _gold_support(o: Any) -> Optional[float]:
+    return o.gold_support
+
+
+def _condition_coverage(o: Any) -> Optional[float]:
+    return o.condition_coverage
+
+
+def _full_coverage(o: Any) -> Optional[float]:
+    return o.full_coverage
+
+
+BUILTIN: Tuple[MeasureDef, ...] = (
+    MeasureDef("nclue_score", "n-Clue Score", True,
+               "100/|Q| · Σ 1[r_G ≤ k ∧ r_G < r_S]; r_G / r_S = rank of the first gold / first "
+               "judged subset (∞ if none retrieved)",
+               f"{NCLUE}, sec. 3.1", per_query=_nclue, scorecard=True),
+    MeasureDef("gold_hit", "Gold Hit", True, "a gold in the top k",
+               f"{NCLUE}, sec. 3.1", per_query=_gold_hit, scorecard=True),
+    MeasureDef("gold_ndcg", "Gold-NDCG", True,
+               "binary gain on golds, 1/log2(rank+1), ideal from the query's gold count",
+               f"{NCLUE}, sec. 3.1", per_query=_gold_ndcg, scorecard=True),
+    MeasureDef("graded_ndcg", "graded NDCG", True,
+               "gain = clue count (trec_eval's linear gain), log2 discount, ideal from every "
+               "judged document; equals trec_eval `ndcg_cut.k` under `--ties trec_eval`",
+               f"{NCLUE}, sec. 3.1", per_query=_graded_ndcg, scorecard=True),
+    MeasureDef("auc", "AUC", False,
+               "per query, share of (gold, subset) pairs with the gold ranked higher; "
+               "unretrieved documents tie at ∞ (a pair of two unretrieved counts ½)",
+               f"{NCLUE}, sec. 3.1", denominator="gold_and_subset", per_query=_auc,
+               scorecard=True),
+    MeasureDef("complete_first", "Complete first", True,
+               "the n-Clue event: a top-k gold before every judged subset (outcome 1 of 3)",
+               f"{NCLUE}, Table 4", per_query=_nclue),
+    MeasureDef("subset_first", "Subset first", True,
+               "a top-k gold, but a judged subset ranked before it (outcome 2 of 3)",
+               f"{NCLUE}, Table 4", per_query=_subset_first),
+    MeasureDef("no_gold", "No gold", True,
+               "no gold in the top k (outcome 3 of 3; the three outcomes sum to 100)",
+               f"{NCLUE}, Table 4", per_query=_no_gold),
+    MeasureDef("gold_support", "Gold+Support", True,
+               "some top-k gold's three highest-scoring distinct pages intersect the stored "
+               "support of every condition", f"{NCLUE}, sec. 4.4, Table S5b",
+               denominator="page_scored", needs="pages", per_query=_gold_support),
+    MeasureDef("condition_coverage", "Cond. coverage", True,
+               "share of conditions whose support some top-k gold's three surfaced pages "
+               "intersect", f"{NCLUE}, Table 8", denominator="gold_hit", needs="pages",
+               per_query=_condition_coverage),
+    MeasureDef("full_coverage", "Full coverage", True,
+               "one top-k gold's three surfaced pages cover every condition",
+               f"{NCLUE}, Table 8", denominator="gold_hit", needs="pages",
+               per_query=_full_coverage),
+    MeasureDef("hc", "HC", True,
+               "hard perspective coverage: share of a query's conditions (perspectives) that "
+               "some top-k document supports", f"{MULTI3IR}, eq. 5", needs="perspectives"),
+    MeasureDef("sc", "SC", True,
+               "soft coverage: share of perspectives a top-k document is judged to fully "
+               "support", f"{MULTI3IR}, eq. 6", needs="judgments"),
+    MeasureDef("unjudged", "Unjudged", True,
+               "count of (perspective, top-k document) pairs without a judgment (SC@k's gaps)",
+               f"{MULTI3IR}, eq. 6", needs="judgments"),
+    MeasureDef("source_coverage", "Source coverage", True,
+               "share of the distinct sources among a query's gold documents that the top k "
+               "covers", f"{MULTI3IR}, Table 6", denominator="with_gold", needs="sources"),
+)
+
+REGISTRY = MeasureRegistry(BUILTIN)
+
+
+def definitions_markdown(registry: MeasureRegistry = REGISTRY) -> str:
+    """The README's definitions table, generated from the registry (a test checks the README)."""
+    lines = ["| measure | definition | over | source |", "| --- | --- | --- | --- |"]
+    for d in registry:
+        name = f"`{d.key}@k`" if d.cutoff else f"`{d.key}`"
+        definition = d.definition.replace("|", "\\|")
+        lines.append(f"| {name} ({d.title}) | {definition} | {DENOMINATORS[d.denominator]} "
+                     f"| {d.citation} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,88 @@
+"""Figure kinds of ``report.json``: the n-Clue paper's Figure 2 analogues, as SVG.
+
+* ``landscape`` (Figure 2(a)): Gold Hit@k against n-Clue Score@k, one point per run; ``"fair"``
+  selects every run that is neither a control nor privileged (the paper's "fair method rows").
+* ``delta_plane`` (Figure 2(b), sec. 3.4): each paired effect at (delta Gold Hit@k, delta n-Clue
+  Score@k) with its 95% family-clustered bootstrap interval on both axes.
+
+Drawing is :mod:`nclue.figures`; these builders only pick the runs and compute the points.
+"""
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+from .. import inference
+from ..context import ReleaseContext
+from ..figures import LandscapePoint, PairedEffect, delta_plane_svg, landscape_svg
+from ..tables.spec import SpecKind, setting
+
+
+@dataclass(frozen=True)
+class LandscapeSpec:
+    id: str = setting("text", "figure id (file `figures/<id>.svg`)")
+    kind: str = setting("text", "`landscape`")
+    title: Optional[str] = setting("text", "title drawn in the figure", None)
+    caption: Optional[str] = setting("text", "caption in the report (default: the id)", None)
+    runs: Tuple[str, ...] = setting("runs_or_fair", "points", "fair")
+    labelled: Optional[Tuple[str, ...]] = setting("run_list", "runs whose points are labelled", None)
+
+
+@dataclass(frozen=True)
+class Effect:
+    label: str = setting("text", "point label")
+    block: str = setting("text", "legend group", "contrast")
+    base: str = setting("run", "base run")
+    variant: str = setting("run", "variant run")
+
+
+@dataclass(frozen=True)
+class DeltaPlaneSpec:
+    id: str = setting("text", "figure id (file `figures/<id>.svg`)")
+    kind: str = setting("text", "`delta_plane`")
+    title: Optional[str] = setting("text", "title drawn in the figure", None)
+    caption: Optional[str] = setting("text", "caption in the report (default: the id)", None)
+    seed: int = setting("seed", "bootstrap seed", inference.DEFAULT_SEED)
+    replicates: int = setting("count", "bootstrap replicates", inference.DEFAULT_REPLICATES)
+    effects: Tuple[Effect, ...] = setting(Effect, "the paired effects plotted")
+
+
+def landscape_figure(spec: LandscapeSpec, ctx: ReleaseContext) -> str:
+    """Figure 2(a) analogue: Gold Hit@k against n-Clue Score@k, one point per run."""
+    hit, score = ctx.registry.measure("gold_hit", ctx.k), ctx.registry.measure("nclue_score", ctx.k)
+    points = []
+    for run_id in spec.runs:
+        scores = ctx.scores(run_id)
+        points.append(LandscapePoint(run_id, ctx.entry(run_id).family, scores[hit.name],
+                                     scores[score.name]))
+    labelled = [r for r in (spec.labelled or ()) if r in spec.runs]
+    h, s = ctx.registry.header(hit), ctx.registry.header(score)
+    return landscape_svg(points, title=spec.title or f"{h} vs {s}", labelled=labelled,
+                         figure_id=spec.id, x_label=f"{h} (points)", y_label=f"{s} (points)")
+
+
+def delta_plane_figure(spec: DeltaPlaneSpec, ctx: ReleaseContext) -> str:
+    """Figure 2(b) analogue: paired effects with family-bootstrap intervals on both axes."""
+    hit, score = ctx.registry.measure("gold_hit", ctx.k), ctx.registry.measure("nclue_score", ctx.k)
+    effects = []
+    resamplers: Dict[frozenset, inference.Resampler] = {}  # shared draws; same intervals
+    for item in spec.effects:
+        intervals = []
+        for measure in (hit, score):
+            base = ctx.vectors(item.base)[measure.name]
+            variant = ctx.vectors(item.variant)[measure.name]
+            iv = inference.shared_resampler(resamplers, base, ctx.families, spec.seed).paired_bootstrap(
+                base, variant, replicates=spec.replicates)
+            intervals.append((100.0 * iv.estimate, (100.0 * iv.lo, 100.0 * iv.hi)))
+        (dx, x_iv), (dy, y_iv) = intervals
+        effects.append(PairedEffect(item.label, item.block, dx, dy, x_iv, y_iv))
+    h, s = ctx.registry.header(hit), ctx.registry.header(score)
+    return delta_plane_svg(effects, title=spec.title or f"Paired effects: delta {h} vs delta {s}",
+                           figure_id=spec.id)
+
+
+FIGURE_KINDS = {kind.name: kind for kind in (
+    SpecKind("landscape", LandscapeSpec, landscape_figure,
+              "Figure 2(a) analogue: Gold Hit@k against n-Clue Score@k, one point per run."),
+    SpecKind("delta_plane", DeltaPlaneSpec, delta_plane_figure,
+              "Figure 2(b) analogue: paired effects with family-bootstrap intervals on both axes."),
+)}

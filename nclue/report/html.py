@@ -1,0 +1,317 @@
+"""Render a :class:`nclue.report.document.Document` as one static, self-contained HTML page.
+
+The page has inline CSS and the SVG figures inlined: no scripts, no external assets, and it is
+deterministic (the same document gives byte-identical output; no dates, no random ids). Every
+heading gets ``id="sec-<slug>"`` (duplicates numbered ``-2``, ``-3``). Tables print each cell at
+its printed decimals; body cells that are plain numbers get ``class="num"`` (right-aligned,
+tabular figures) and the first cell of each row is a row header. Block text uses the document's
+inline subset (:mod:`nclue.report.document`), rendered by :func:`inline_html`; raw HTML is
+escaped, never passed through. Figures are checked by :func:`check_svg` before they are inlined.
+"""
+
+import re
+import string
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from html import escape
+from typing import Dict, List, Mapping, Set, Tuple
+
+from ..claims import format_fixed
+from ..errors import NclueError
+from ..tables.model import Table
+from .document import BulletList, Document, Figure, Heading, Paragraph, TableBlock
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+_LINK = re.compile(r"\[((?:[^\[\]\\]|\\.)*)\]\(([^()\s]*)\)")
+_NUMBER = re.compile(r"^[-+\u2212]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?%?$")
+_FIGURE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+_CSS_URL = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.IGNORECASE)
+_PUNCT = frozenset(string.punctuation)
+
+
+
+def esc(text: str) -> str:
+    """Escape ``& < > " '`` for HTML text and attribute values."""
+    return escape(text, quote=True)
+
+
+@dataclass(frozen=True)
+class InlineSvg:
+    """A checked SVG ready to inline: its text (no XML declaration), its ids and ``<title>``."""
+
+    name: str
+    text: str
+    ids: Tuple[str, ...]
+    title: str
+
+
+# ---------------------------------------------------------------------------------------------
+# Inline Markdown
+
+
+def _safe_target(target: str, line: int) -> str:
+    match = _SCHEME.match(target)
+    if match and match.group(1).lower() not in ("http", "https", "mailto"):
+        raise NclueError(f"Markdown line {line}: link target {target!r} uses the scheme "
+                         f"{match.group(1)!r}; only http, https, mailto, #fragment and relative "
+                         f"paths are allowed (no scripts)")
+    return target
+
+
+def _code_span_end(text: str, start: int, run: int) -> int:
+    """Index of the closing backtick run of exactly ``run`` ticks after ``start``, or -1."""
+    pos = start
+    n = len(text)
+    while pos < n:
+        if text[pos] == "`":
+            end = pos
+            while end < n and text[end] == "`":
+                end += 1
+            if end - pos == run:
+                return pos
+            pos = end
+        else:
+            pos += 1
+    return -1
+
+
+def inline_html(text: str, line: int = 0) -> str:
+    """Render inline Markdown (code, bold, emphasis, links, backslash escapes); escape the rest."""
+    out: List[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] in _PUNCT:
+            out.append(esc(text[i + 1]))
+            i += 2
+            continue
+        if c == "`":
+            j = i
+            while j < n and text[j] == "`":
+                j += 1
+            close = _code_span_end(text, j, j - i)
+            if close < 0:
+                out.append(esc(text[i:j]))
+                i = j
+                continue
+            content = text[j:close].replace("\n", " ")
+            if len(content) >= 2 and content[0] == " " and content[-1] == " " and content.strip():
+                content = content[1:-1]
+            out.append(f"<code>{esc(content)}</code>")
+            i = close + (j - i)
+            continue
+        if c == "!" and i + 1 < n and text[i + 1] == "[" and _LINK.match(text, i + 1):
+            raise NclueError(f"Markdown line {line}: an image inside running text; a figure must "
+                             f"stand alone in its own paragraph")
+        if c == "[":
+            match = _LINK.match(text, i)
+            if match:
+                target = _safe_target(match.group(2), line)
+                out.append(f'<a href="{esc(target)}">{inline_html(match.group(1), line)}</a>')
+                i = match.end()
+                continue
+        if text.startswith("**", i):
+            close = text.find("**", i + 2)
+            if close > i + 2 and not text[i + 2].isspace() and not text[close - 1].isspace():
+                out.append(f"<strong>{inline_html(text[i + 2:close], line)}</strong>")
+                i = close + 2
+                continue
+        if c == "*" and i + 1 < n and text[i + 1] not in " \t\n*":
+            close = i + 1
+            while True:
+                close = text.find("*", close + 1)
+                if close < 0 or not text[close - 1].isspace():
+                    break
+            if close > i + 1 and not text.startswith("**", close):
+                out.append(f"<em>{inline_html(text[i + 1:close], line)}</em>")
+                i = close + 1
+                continue
+        out.append(esc(c))
+        i += 1
+    return "".join(out)
+
+
+def _slug(text: str, ids: Set[str]) -> str:
+    base = "sec-" + (re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section")
+    slug = base
+    number = 2
+    while slug in ids:
+        slug = f"{base}-{number}"
+        number += 1
+    ids.add(slug)
+    return slug
+
+
+# ---------------------------------------------------------------------------------------------
+# SVG checking and the page
+
+
+def check_svg(name: str, svg_text: str) -> InlineSvg:
+    """Parse an SVG figure and refuse anything that is not a plain, self-contained drawing:
+    malformed XML, a DOCTYPE/entities, a root other than ``<svg>``, ``<script>``,
+    ``<foreignObject>``, event-handler attributes, and references outside the document."""
+    if not isinstance(name, str) or not _FIGURE_NAME.match(name):
+        raise NclueError(f"figure name {name!r} must be letters, digits, '-' or '_'")
+    if not isinstance(svg_text, str):
+        raise NclueError(f"figure {name!r}: SVG must be text, got {type(svg_text).__name__}")
+    body = svg_text.strip()
+    if body.startswith("<?xml"):
+        end = body.find("?>")
+        if end < 0:
+            raise NclueError(f"figure {name!r}: unterminated XML declaration")
+        body = body[end + 2:].strip()
+    if re.search(r"<!(DOCTYPE|ENTITY)", body, re.IGNORECASE):
+        raise NclueError(f"figure {name!r}: DOCTYPE and entity declarations are not allowed")
+    try:
+        root = ET.fromstring(body)
+    except ET.ParseError as exc:
+        raise NclueError(f"figure {name!r}: not well-formed XML ({exc})") from None
+    if root.tag != SVG_NS + "svg":
+        raise NclueError(f"figure {name!r}: root element is {root.tag!r}, expected an SVG <svg>")
+    ids: List[str] = []
+    for element in root.iter():
+        local = element.tag.rsplit("}", 1)[-1] if isinstance(element.tag, str) else ""
+        if local.lower() in ("script", "foreignobject", "iframe", "object", "embed", "image"):
+            raise NclueError(f"figure {name!r}: <{local}> elements are not allowed")
+        for attr, value in element.attrib.items():
+            key = attr.rsplit("}", 1)[-1].lower()
+            if key.startswith("on"):
+                raise NclueError(f"figure {name!r}: event attribute {key!r} is not allowed")
+            if key in ("href", "src") and not value.startswith("#"):
+                raise NclueError(f"figure {name!r}: reference {value!r} points outside the figure")
+            if _CSS_URL.search(value):
+                raise NclueError(f"figure {name!r}: url() to an outside resource in {key!r}")
+            if key == "id":
+                ids.append(value)
+        if local == "style" and (_CSS_URL.search(element.text or "") or "@import" in (element.text or "")):
+            raise NclueError(f"figure {name!r}: <style> loads an outside resource")
+    if len(set(ids)) != len(ids):
+        raise NclueError(f"figure {name!r}: an id is used twice inside the figure")
+    title_el = root.find(SVG_NS + "title")
+    title = "".join(title_el.itertext()).strip() if title_el is not None else ""
+    return InlineSvg(name=name, text=body, ids=tuple(ids), title=title)
+
+
+def check_figures(figures: Mapping[str, str]) -> Dict[str, InlineSvg]:
+    """Check every figure (see :func:`check_svg`) and that no id is shared between figures."""
+    if not isinstance(figures, Mapping):
+        raise NclueError(f"figures must be a mapping name -> SVG text, got {type(figures).__name__}")
+    checked = {name: check_svg(name, figures[name]) for name in sorted(figures)}
+    owner: Dict[str, str] = {}
+    for name, svg in checked.items():
+        for ident in svg.ids + (f"figure-{name}",):
+            if ident in owner:
+                raise NclueError(f"figures {owner[ident]!r} and {name!r} both use the id {ident!r}; "
+                                 f"give each figure its own figure_id")
+            owner[ident] = name
+    return checked
+
+
+CSS = """\
+:root{color-scheme:light}
+body{margin:0;background:#f4f5f7;color:#1b1f24;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
+main{max-width:64rem;margin:0 auto;padding:1.5rem 1.5rem 3rem;background:#ffffff}
+h1,h2,h3,h4,h5,h6{line-height:1.25;margin:1.6em 0 .6em}
+h1{font-size:1.9rem;margin-top:.4em}
+h2{font-size:1.45rem;border-bottom:1px solid #d8dde3;padding-bottom:.25em}
+h3{font-size:1.2rem}
+h4{font-size:1.05rem}
+p,ul,ol{margin:.7em 0}
+code{font:.9em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;background:#eef0f3;padding:.1em .3em;border-radius:3px}
+pre{background:#eef0f3;padding:.8em 1em;overflow-x:auto;border-radius:4px}
+pre code{background:none;padding:0}
+a{color:#0b5cad}
+hr{border:0;border-top:1px solid #d8dde3;margin:2em 0}
+.table-wrap{overflow-x:auto;margin:1em 0}
+table{border-collapse:collapse;font-size:.92rem}
+th,td{border:1px solid #d8dde3;padding:.3em .6em;text-align:left;vertical-align:top}
+thead th{background:#e9edf1}
+tbody th{font-weight:normal}
+tbody tr:nth-child(even){background:#f8f9fb}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+figure{margin:1.5em 0}
+figure svg{display:block;max-width:100%;height:auto;border:1px solid #d8dde3}
+figcaption{font-size:.92rem;color:#40464d;margin-top:.4em}
+@media print{body{background:#ffffff}main{max-width:none;padding:0}}
+"""
+
+
+
+# ---------------------------------------------------------------------------------------------
+# The page
+
+
+def _table_html(table: Table, ids: Set[str], out: List[str]) -> None:
+    decimals = table.decimals()
+    out.append(f'<h3 id="{_slug(table.title, ids)}">{inline_html(table.title)}</h3>')
+    out.append('<div class="table-wrap">')
+    out.append("<table>")
+    out.append("<thead>")
+    out.append('<tr><th scope="col"></th>' + "".join(
+        f'<th scope="col">{inline_html(c.header)}</th>' for c in table.columns) + "</tr>")
+    out.append("</thead>")
+    if table.rows:
+        out.append("<tbody>")
+        for row_key, label, values in table.rows:
+            tags = [f'<th scope="row">{inline_html(label)}</th>']
+            for column in table.columns:
+                value = values.get(column.key)
+                text = "" if value is None else format_fixed(value, decimals[(table.table_id, row_key, column.key)])
+                number = ' class="num"' if _NUMBER.match(text) else ""
+                tags.append(f"<td{number}>{inline_html(text)}</td>")
+            out.append("<tr>" + "".join(tags) + "</tr>")
+        out.append("</tbody>")
+    out.append("</table>")
+    out.append("</div>")
+    if table.note:
+        out.append(f"<p>{inline_html(table.note)}</p>")
+
+
+def render_html(document: Document) -> str:
+    """One static, self-contained HTML page of a document (see the module docstring)."""
+    if not isinstance(document.title, str) or not document.title.strip():
+        raise NclueError("the report title must be a non-empty string")
+    figures = check_figures({f.figure_id: f.svg for f in document.figures()})
+    ids: Set[str] = set()
+    out: List[str] = [f'<h1 id="{_slug(document.title, ids)}">{inline_html(document.title)}</h1>']
+    for block in document.blocks:
+        if isinstance(block, Heading):
+            out.append(f'<h{block.level} id="{_slug(block.text, ids)}">{inline_html(block.text)}'
+                       f'</h{block.level}>')
+        elif isinstance(block, Paragraph):
+            out.append(f"<p>{inline_html(block.text)}</p>")
+        elif isinstance(block, BulletList):
+            out.append("<ul>")
+            out.extend(f"<li>{inline_html(item)}</li>" for item in block.items)
+            out.append("</ul>")
+        elif isinstance(block, TableBlock):
+            _table_html(block.table, ids, out)
+        elif isinstance(block, Figure):
+            out.append(f'<figure id="figure-{block.figure_id}">')
+            out.append(figures[block.figure_id].text)
+            out.append(f"<figcaption>{inline_html(block.caption)}</figcaption>")
+            out.append("</figure>")
+        else:
+            raise TypeError(f"not a document block: {block!r}")
+    for svg in figures.values():
+        clash = ids.intersection(svg.ids + (f"figure-{svg.name}",))
+        if clash:
+            raise NclueError(f"figure {svg.name!r} uses the id {sorted(clash)[0]!r} of a heading")
+    title = esc(document.title)
+    return ("<!DOCTYPE html>\n"
+            '<html lang="en">\n'
+            "<head>\n"
+            '<meta charset="utf-8">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{title}</title>\n"
+            f"<style>\n{CSS}</style>\n"
+            "</head>\n"
+            "<body>\n"
+            "<main>\n"
+            + "\n".join(out) + "\n"
+            "</main>\n"
+            "</body>\n"
+            "</html>\n")

@@ -1,0 +1,51 @@
+"""Every table kind a release's ``report.json`` may declare, and the builder of a release's tables.
+
+Each kind module (one per kind) exposes ``KIND``, a :class:`nclue.tables.spec.SpecKind`; the
+list below is the registry (explicit, so that reading it shows every kind there is).
+"""
+
+from typing import Dict, List, Mapping, Sequence
+
+from ..context import ReleaseContext
+from ..errors import InputError
+from . import (contrasts, coverage, findings, forms, instrument, membership, outcomes,
+               page_evidence, paired_tests, scorecard, sensitivity, slices)
+from .model import Table
+from .spec import SpecKind, SpecScope, parse_spec
+
+TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
+    instrument.KIND, scorecard.KIND, outcomes.KIND, page_evidence.KIND, slices.KIND, forms.KIND,
+    coverage.KIND, contrasts.KIND, sensitivity.KIND, membership.KIND, paired_tests.KIND,
+    findings.KIND,
+)}
+
+
+def build_table(spec, ctx: ReleaseContext, kinds: Mapping[str, SpecKind] = TABLE_KINDS) -> Table:
+    """Build one parsed table spec; a table that reports no number is an InputError."""
+    table = kinds[spec.kind].build(spec, ctx)
+    if not table.cells():
+        raise InputError(ctx.layout.report_spec,
+                         f"table {spec.id!r}: reports no number (so no claim); check its runs")
+    return table
+
+
+def build_tables(specs: Sequence, ctx: ReleaseContext,
+                 kinds: Mapping[str, SpecKind] = TABLE_KINDS) -> List[Table]:
+    """Build every parsed table spec of a report, in order."""
+    return [build_table(spec, ctx, kinds) for spec in specs]
+
+
+def scope_of(ctx: ReleaseContext) -> SpecScope:
+    """What a spec is checked against, for a loaded release."""
+    return SpecScope(ctx.layout.report_spec, tuple(ctx.index.ids()), tuple(ctx.fair_runs()),
+                     ctx.registry, ctx.k)
+
+
+def table_from_dict(obj: Mapping, ctx: ReleaseContext,
+                    kinds: Mapping[str, SpecKind] = TABLE_KINDS) -> Table:
+    """Parse one ``report.json`` table entry (a dict) against ``ctx`` and build it."""
+    if not isinstance(obj, dict) or obj.get("kind") not in kinds:
+        raise InputError(ctx.layout.report_spec,
+                         f"table: needs a 'kind' among {', '.join(sorted(kinds))}")
+    spec = parse_spec(kinds[obj["kind"]].spec, obj, scope_of(ctx), f"table {obj.get('id')!r}")
+    return build_table(spec, ctx, kinds)
