@@ -1,8 +1,8 @@
 """Perspective coverage of a ranked set of documents (Multi3IR paper, sec. 5.1, 6.3, 6.4).
 
 The n-Clue score asks whether *one* document covers every condition of a request; the Multi3IR
-paper (``/work/shared/seeds/002_1e1dc913949f1555.txt``) asks whether the top-k *set* covers every
-perspective. This module implements its evaluation measures over plain data:
+paper (*Multi³IR: A Benchmark for Multi-perspective Multi-domain Multi-modal Information
+Retrieval*; it gives no arXiv id) asks whether the top-k *set* covers every perspective. This module implements its evaluation measures over plain data:
 
 - hard coverage HC@k (eq. 5): ``HC@k = 1/|P| * sum_i 1[D*(k) ∩ D_i != ∅]`` where ``D*(k)`` is the
   set of the top-k retrieved documents and ``D_i`` the annotated supporting documents of
@@ -78,6 +78,7 @@ from typing import (Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Seq
 
 from .errors import InputError
 from .formats import PathLike, field, finite_number, iter_jsonl
+from .measures import REGISTRY, source_coverage_name
 
 DEFAULT_KS = (5, 10, 20, 100)
 QUARTILE_LABELS = ("<25%", "25-50%", "50-75%", ">75%")
@@ -457,6 +458,8 @@ def per_query_coverage(queries: Mapping[str, PerspectiveQuery],
     a ValueError (callers check files first with :func:`check_sources`).
     """
     cutoffs = check_ks(ks)
+    names = {(key, k): REGISTRY.measure(key, k).name for key in ("hc", "sc", "unjudged")
+             for k in cutoffs}
     result: Dict[str, Dict[str, float]] = {}
     for qid in sorted(queries):
         query = queries[qid]
@@ -464,18 +467,18 @@ def per_query_coverage(queries: Mapping[str, PerspectiveQuery],
         supports = [p.docs for p in query.perspectives]
         pids = [p.pid for p in query.perspectives]
         for k in cutoffs:
-            result.setdefault(f"hc@{k}", {})[qid] = hard_coverage(supports, ranking, k)
+            result.setdefault(names[("hc", k)], {})[qid] = hard_coverage(supports, ranking, k)
             if judgments is not None:
                 value, unjudged = soft_coverage(pids, ranking, k, judgments.get(qid, {}))
-                result.setdefault(f"sc@{k}", {})[qid] = value
-                result.setdefault(f"unjudged@{k}", {})[qid] = float(unjudged)
+                result.setdefault(names[("sc", k)], {})[qid] = value
+                result.setdefault(names[("unjudged", k)], {})[qid] = float(unjudged)
             if not query.positives:
                 continue  # source coverage undefined: no gold document
             for name, source_of in sorted((sources or {}).items()):
                 missing = sorted(d for d in query.positives if d not in source_of)
                 if missing:
                     raise ValueError(f"no {name} for gold document {missing[0]!r} of query {qid!r}")
-                result.setdefault(f"{name}_coverage@{k}", {})[qid] = source_coverage(
+                result.setdefault(source_coverage_name(name, k), {})[qid] = source_coverage(
                     query.positives, ranking, k, source_of)
     return result
 
@@ -561,8 +564,9 @@ def evaluate_coverage(queries: Mapping[str, PerspectiveQuery],
                                         if not p.docs),
         "measures": {},
     }
+    unjudged = {REGISTRY.measure("unjudged", k).name for k in cutoffs}
     for name, values in sorted(per_query.items()):
-        if name.startswith("unjudged@"):
+        if name in unjudged:
             report[name] = int(sum(values.values()))
         else:
             # mean over the queries where the measure is defined (every query, except for
@@ -570,6 +574,6 @@ def evaluate_coverage(queries: Mapping[str, PerspectiveQuery],
             report["measures"][name] = 100.0 * math.fsum(values.values()) / len(values)
     if dispersions is not None:
         report["undefined_dispersion"] = sum(1 for qid in queries if qid not in dispersions)
-        report["quartiles"] = {f"hc@{k}": quartile_breakdown(per_query[f"hc@{k}"], dispersions)
-                               for k in cutoffs}
+        hc = [REGISTRY.measure("hc", k).name for k in cutoffs]
+        report["quartiles"] = {name: quartile_breakdown(per_query[name], dispersions) for name in hc}
     return report

@@ -1,6 +1,6 @@
 """Uncertainty, significance and sensitivity for paired retrieval comparisons.
 
-Implements the inference of the n-Clue paper (``/work/shared/seeds/000_5edb9f697168b38b.txt``):
+Implements the inference of the n-Clue paper (arXiv 2607.24165):
 sec. 3.4 and Table 5 (family-clustered bootstrap intervals, family sign-flip randomization,
 blockwise max-|T| selection adjustment followed by Holm across blocks), supplement sec. 3-4
 (Tables S1e-S1i: common-support ordering, miss/subset-first/gold-first decomposition,

@@ -98,6 +98,15 @@ class Measure:
         return replace(self, k=k)
 
 
+def source_coverage_name(field: str, k: int) -> str:
+    """The name of knowledge-source coverage over one document attribute (Multi³IR Table 6:
+    ``modality_coverage@5``, ``domain_coverage@5``; ``source_coverage@k`` for the release's
+    ``source`` field)."""
+    if not re.match(r"^[a-z][a-z0-9_]*$", field):
+        raise ValueError(f"source field {field!r}: lower-case letters, digits and '_'")
+    return f"{field}_coverage@{k}"
+
+
 def count_key(measure: Measure) -> str:
     """The key of a conditional measure's query count (``auc_queries``) in aggregates/tables."""
     return f"{measure.name}_queries"

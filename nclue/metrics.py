@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from .measures import DEFAULT_K, REGISTRY, MeasureRegistry, count_key
+from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry, count_key
 from .release import Release
 from .runs import Ranking, Run
 
@@ -227,9 +227,10 @@ def is_page_scored(run: Run) -> bool:
     return any(r.pages is not None for r in run.rankings.values())
 
 
-def measure_names(k: int = DEFAULT_K, registry: MeasureRegistry = REGISTRY) -> Tuple[str, ...]:
-    """Names of the per-query outcome measures at cutoff ``k``, in report order (the registry's)."""
-    return tuple(m.name for m in registry.outcome_measures(k))
+def outcome_measures(k: int = DEFAULT_K, registry: MeasureRegistry = REGISTRY) -> Tuple[Measure, ...]:
+    """The per-query outcome measures at cutoff ``k``, in report order (the registry's)."""
+    return registry.outcome_measures(k)
+
 
 
 def per_query_from_outcomes(results: Mapping[str, QueryOutcome], k: int,

@@ -101,7 +101,7 @@ def quiet(argv):
 
 class RowTest(unittest.TestCase):
     def test_page_depth_and_rounding(self):
-        from nclue.commands.retrieve import hits_row
+        from nclue.retrieval.production import hits_row
         from nclue.retrieval.bm25 import Hit
         hits = [Hit(f"d{i:02d}", 1.0 / (i + 3), ((1, 2.0 / 3.0),)) for i in range(25)]
         row = hits_row("q", hits, page_depth=20)

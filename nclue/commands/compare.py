@@ -13,12 +13,15 @@ from ..claims import format_fixed
 from ..errors import InputError
 from ..inference import (DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAULT_SEED,
                          Resampler)
-from ..metrics import DEFAULT_K, per_query
+from ..measures import DEFAULT_K, REGISTRY, Measure
+from ..metrics import per_query
 from ..release import gold_families, load_release
+from ..run_index import RunIndex
 from ..runs import TIE_RULES, load_run
 
-#: Unconditional per-query measures of nclue.metrics (defined on every query of the release).
-MEASURES = ("nclue_score", "gold_hit", "gold_ndcg", "graded_ndcg", "subset_first", "no_gold")
+#: Measures a paired comparison can use: computed from rankings and defined on every query.
+COMPARABLE = tuple(d.key for d in REGISTRY if d.per_query is not None and not d.conditional
+                   and d.key != "complete_first")
 
 
 def add_parser(subparsers) -> None:
@@ -28,7 +31,7 @@ def add_parser(subparsers) -> None:
                     "n-Clue Score@k in percentage points, its exact-gold-set-family percentile "
                     "bootstrap interval, and the two-sided family sign-flip randomization p "
                     "(p = (1 + #{|T*| >= |T|}) / (1 + draws)). A run argument that is not a file "
-                    "is looked up as DIR/runs/<id>.jsonl.gz.")
+                    "is looked up as a run id in DIR/runs/index.json.")
     parser.add_argument("base", help="base run file (JSONL(.gz) or TREC), or a run id of the release")
     parser.add_argument("variant", help="variant run file, or a run id of the release")
     parser.add_argument("--release", required=True, help="release folder, e.g. data/example")
@@ -41,9 +44,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--level", type=float, default=DEFAULT_LEVEL,
                         help=f"confidence level of the interval (default {DEFAULT_LEVEL})")
     parser.add_argument("--k", type=int, default=DEFAULT_K, help="rank cutoff (default 10)")
-    parser.add_argument("--measure", choices=MEASURES, default="nclue_score",
-                        help="per-query measure to compare (default nclue_score; every query "
-                             "of the release counts for each of these)")
+    parser.add_argument("--measure", default="nclue_score",
+                        help="per-query measure to compare, a name of the measure registry "
+                             f"({', '.join(COMPARABLE)}; with or without @k; default "
+                             "nclue_score): every query of the release counts for each")
     parser.add_argument("--ties", choices=TIE_RULES, default="input",
                         help="tie rule for equal scores (default: input order, as the paper)")
     parser.add_argument("--json", action="store_true",
@@ -52,26 +56,24 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run_compare)
 
 
-def _resolve(run: str, release_dir: str) -> Path:
-    path = Path(run)
-    if path.exists():
-        return path
-    candidate = Path(release_dir) / "runs" / f"{run}.jsonl.gz"
-    if candidate.exists():
-        return candidate
-    raise InputError(run, "run file not found (nor as a run id under "
-                          f"{Path(release_dir) / 'runs'})")
+def comparable_measure(text: str, k: int) -> Measure:
+    """Parse ``--measure`` (a registry name, bare or with ``@k``) and refuse measures whose mean
+    is not over every query (a paired test needs the same queries on both sides)."""
+    measure = REGISTRY.parse(text, default_k=k, where="--measure")
+    if measure.key not in COMPARABLE:
+        raise InputError("--measure", f"{measure.name!r} cannot be compared query by query; "
+                                      f"use one of {', '.join(COMPARABLE)}")
+    return measure
 
 
 def compare_runs(release, base_run, variant_run, *, k: int = DEFAULT_K, seed: int = DEFAULT_SEED,
                  replicates: int = DEFAULT_REPLICATES, draws: int = DEFAULT_DRAWS,
                  level: float = DEFAULT_LEVEL, measure: str = "nclue_score") -> dict:
     """The compare result as a dict (values in percentage points, unrounded)."""
-    if measure not in MEASURES:
-        raise InputError("--measure", f"unknown measure {measure!r}")
-    measure = f"{measure}@{k}"
-    base = per_query(release, base_run, k)[measure]
-    variant = per_query(release, variant_run, k)[measure]
+    chosen = comparable_measure(measure, k)
+    measure = chosen.name
+    base = per_query(release, base_run, chosen.k)[measure]
+    variant = per_query(release, variant_run, chosen.k)[measure]
     resampler = Resampler(base.keys(), gold_families(release), seed=seed)
     interval = resampler.paired_bootstrap(base, variant, replicates=replicates, level=level)
     test = resampler.flip_test(base, variant, draws=draws)
@@ -87,8 +89,9 @@ def run_compare(args) -> int:
     if args.k < 1:
         raise InputError("--k", f"must be at least 1, got {args.k}")
     release = load_release(args.release)
-    base_run = load_run(_resolve(args.base, args.release), release, ties=args.ties)
-    variant_run = load_run(_resolve(args.variant, args.release), release, ties=args.ties)
+    index = RunIndex.load(args.release)
+    base_run = load_run(index.find(args.base), release, ties=args.ties)
+    variant_run = load_run(index.find(args.variant), release, ties=args.ties)
     result = compare_runs(release, base_run, variant_run, k=args.k, seed=args.seed,
                           replicates=args.replicates, draws=args.draws, level=args.level,
                           measure=args.measure)

@@ -12,6 +12,7 @@ from typing import Any, Dict, List
 from .. import coverage
 from ..errors import InputError
 from ..formats import dumps_canonical
+from ..measures import REGISTRY
 
 DESCRIPTION = """\
 Perspective coverage of one or more runs (Multi3IR paper, sec. 5.1 and 6.3-6.4): hard coverage
@@ -122,18 +123,21 @@ def render_text(output: Dict[str, Any]) -> str:
                      f"{report['unsupported_perspectives']} perspectives without support")
         header = f"  {'measure':<22}" + "".join(f"{'@' + str(k):>9}" for k in ks)
         lines.append(header)
-        names = sorted({name.rsplit("@", 1)[0] for name in report["measures"]},
-                       key=lambda n: (n != "hc", n != "sc", n))
-        for name in names:
-            cells = "".join(f"{_cell(report['measures'].get(f'{name}@{k}')):>9}" for k in ks)
+        by_family: Dict[str, Dict[int, float]] = {}
+        for name, value in report["measures"].items():
+            family, _, k = name.rpartition("@")
+            by_family.setdefault(family, {})[int(k)] = value
+        for name in sorted(by_family, key=lambda n: (n != "hc", n != "sc", n)):
+            cells = "".join(f"{_cell(by_family[name].get(k)):>9}" for k in ks)
             lines.append(f"  {name.upper() if name in ('hc', 'sc') else name:<22}{cells}")
-        if any(f"unjudged@{k}" in report for k in ks):
-            cells = "".join(f"{report.get(f'unjudged@{k}', 0):>9}" for k in ks)
+        unjudged = {k: REGISTRY.measure("unjudged", k).name for k in ks}
+        if any(unjudged[k] in report for k in ks):
+            cells = "".join(f"{report.get(unjudged[k], 0):>9}" for k in ks)
             lines.append(f"  {'unjudged pairs':<22}{cells}")
         if "quartiles" in report:
             lines.append(f"  HC by dispersion quartile ({report['undefined_dispersion']} queries "
                          "with < 2 positives left out)")
-            rows = {k: report["quartiles"][f"hc@{k}"] for k in ks}
+            rows = {k: report["quartiles"][REGISTRY.measure("hc", k).name] for k in ks}
             for index, label in enumerate(coverage.QUARTILE_LABELS):
                 count = rows[ks[0]][index]["queries"]
                 cells = "".join(f"{_cell(rows[k][index]['value']):>9}" for k in ks)

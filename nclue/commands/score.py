@@ -4,7 +4,8 @@ import json
 import sys
 
 from ..claims import format_fixed
-from ..metrics import DEFAULT_K, evaluate, measure_names
+from ..measures import DEFAULT_K, count_key
+from ..metrics import evaluate, outcome_measures
 from ..release import load_release
 from ..runs import TIE_RULES, load_run
 
@@ -42,8 +43,9 @@ def run_score(args) -> int:
         return 0
     print(f"run {run.run_id} on {release.name}: {scores['queries']} queries "
           f"({scores['queries_in_run']} ranked), k={args.k}, ties={args.ties}")
-    for name in measure_names(args.k):
-        if name in scores:
-            extra = f"  (over {scores[name + '_queries']} queries)" if name + "_queries" in scores else ""
-            print(f"  {name:<24} {format_fixed(scores[name], 2):>7}{extra}")
+    for measure in outcome_measures(args.k):
+        if measure.name in scores:
+            count = count_key(measure)
+            extra = f"  (over {scores[count]} queries)" if count in scores else ""
+            print(f"  {measure.name:<24} {format_fixed(scores[measure.name], 2):>7}{extra}")
     return 0

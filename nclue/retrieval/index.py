@@ -44,15 +44,29 @@ def lucene_idf(n_units: int, df: int) -> float:
     return math.log(1.0 + (n_units - df + 0.5) / (df + 0.5))
 
 
+def bm25_length_norm(length: int, avgdl: float, k1: float, b: float) -> float:
+    """The length part of Lucene BM25's tf saturation, ``k1 * (1 - b + b * dl / avgdl)``
+    (one value per unit, computed once when the index is built)."""
+    return k1 * (1.0 - b + b * length / avgdl)
+
+
+def bm25_tf_impact(idf: float, tf: int, norm: float) -> float:
+    """One posting's contribution given its unit's :func:`bm25_length_norm`: ``idf * tf / (tf +
+    norm)``."""
+    return idf * tf / (tf + norm)
+
+
 def bm25_impact(idf: float, tf: int, length: int, avgdl: float, k1: float, b: float) -> float:
     """One term's Lucene BM25 contribution (Lucene >= 8, ``BM25Similarity``):
 
     ``idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))``.
 
     Lucene 8 dropped the constant ``(k1 + 1)`` numerator factor of Robertson's formula; it does not
-    change any ranking. bm25s's ``method="lucene"`` computes the same quantity.
+    change any ranking. bm25s's ``method="lucene"`` computes the same quantity. The index computes
+    it in two parts (:func:`bm25_length_norm` once per unit, :func:`bm25_tf_impact` per posting),
+    which gives the same floating-point value.
     """
-    return idf * tf / (tf + k1 * (1.0 - b + b * length / avgdl))
+    return bm25_tf_impact(idf, tf, bm25_length_norm(length, avgdl, k1, b))
 
 
 class Collection:
@@ -267,11 +281,11 @@ def _impact_index(level: str, raw: Dict[str, Tuple[array, array]], lengths: arra
     nonempty = sum(1 for length in lengths if length > 0)
     total = sum(lengths)
     avgdl = total / nonempty if nonempty else 1.0
-    norm = [k1 * (1.0 - b + b * length / avgdl) for length in lengths]
+    norm = [bm25_length_norm(length, avgdl, k1, b) for length in lengths]
     postings: Dict[str, Tuple[array, array]] = {}
     for term in sorted(raw):
         units, tfs = raw[term]
         idf = lucene_idf(nonempty, len(units))
-        postings[term] = (units, array("d", [idf * tf / (tf + norm[unit])
+        postings[term] = (units, array("d", [bm25_tf_impact(idf, tf, norm[unit])
                                              for unit, tf in zip(units, tfs)]))
     return InvertedIndex(level, lengths, postings, nonempty, avgdl, k1, b, tie_rank)

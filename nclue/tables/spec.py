@@ -298,7 +298,7 @@ def reference_markdown(table_kinds: Sequence[SpecKind], figure_kinds: Sequence[S
     """``docs/REPORT_SPEC.md``: every kind's keys, generated from the spec declarations."""
     lines = ["# `report.json` reference", "",
              "Generated from the spec declarations in `nclue/tables/` and `nclue/report/` by "
-             "`python -m nclue spec-reference`; a test checks that this file is current.", "",
+             "`python tools/make_docs.py`; a test checks that this file is current.", "",
              "Every key is checked when a release is reproduced: an unknown key, a missing "
              "required key, a value of the wrong type, an unknown run id or measure, an empty "
              "list and a table that would report no claim are each refused with one line "
