@@ -7,7 +7,6 @@ replicates, 10,000 randomization draws. Queries a run lacks count as empty ranki
 """
 
 import json
-from pathlib import Path
 
 from ..claims import format_fixed
 from ..errors import InputError

@@ -16,7 +16,7 @@ each condition and joins with "; "; ``natural`` is "Find the document that discu
 import random
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import NclueError
 from ..release import render_forms

@@ -12,7 +12,7 @@ escaped, never passed through. Figures are checked by :func:`check_svg` before t
 import re
 import string
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
 from typing import Dict, List, Mapping, Set, Tuple
 

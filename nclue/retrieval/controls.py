@@ -19,7 +19,6 @@
   rendered again and run through an unchanged system.
 """
 
-import heapq
 from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from .bm25 import Hit, LexicalIndex, best_pages

@@ -4,7 +4,7 @@ Each kind module (one per kind) exposes ``KIND``, a :class:`nclue.tables.spec.Sp
 list below is the registry (explicit, so that reading it shows every kind there is).
 """
 
-from typing import Dict, List, Mapping, Sequence
+from typing import List, Mapping, Sequence
 
 from ..context import ReleaseContext
 from ..errors import InputError
