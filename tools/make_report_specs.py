@@ -2,7 +2,7 @@
 
 The spec is configuration, not results: it names runs, blocks and the paper's directions. The only
 data-dependent choice is each contrast block's *displayed* endpoint, which is the endpoint with
-the highest n-Clue Score@10 (the paper's post hoc rule, supplement 2); the block's max-|T| p-value
+the highest n-Clue Score@k (the paper's post hoc rule, supplement 2); the block's max-|T| p-value
 accounts for that selection over every tried endpoint. Runs missing from a release's index are
 left out. Run: python tools/make_report_specs.py
 """
@@ -14,10 +14,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nclue.formats import write_text_atomic  # noqa: E402
+from nclue import inference  # noqa: E402
 from nclue.context import ReleaseContext  # noqa: E402
+from nclue.formats import write_text_atomic  # noqa: E402
+from nclue.measures import DEFAULT_K, REGISTRY  # noqa: E402
 
-SEED, REPLICATES, DRAWS = 11, 1000, 10000
+#: Every setting of the generated specs, in one place: the report's cutoff and the paper's
+#: frozen resampling settings (supplement, "Frozen setting"), which nclue's defaults also are.
+K = DEFAULT_K
+SEED, REPLICATES, DRAWS = inference.DEFAULT_SEED, inference.DEFAULT_REPLICATES, inference.DEFAULT_DRAWS
+SCORE = REGISTRY.measure("nclue_score", K)
+HIT = REGISTRY.measure("gold_hit", K)
+HC = REGISTRY.measure("hc", K)
 
 REPRESENTATIVES = [  # Table 3 analogue: representative systems, clean form (SPIN: natural form)
     "bm25_or.clean", "bm25_and.clean", "bm25_sdr.clean", "bm25_page_top3.clean",
@@ -103,9 +111,9 @@ FINDINGS = [  # the paper's directional findings, re-tested (sec. 3.1, 4.1-4.4, 
     ("and_auc_over_or", "BM25-AND orders gold over subsets better than BM25-OR (AUC .635 vs .586)",
      "bm25_or.clean", "bm25_and.clean", "auc", "+"),
     ("spin_coverage", "SPIN raises perspective coverage HC@10 over naive MiniLM (Multi3IR Table 4)",
-     "minilm_joint_best.natural", "spin_m5_l3.natural", "hc@10", "+"),
+     "minilm_joint_best.natural", "spin_m5_l3.natural", HC.name, "+"),
     ("spin_random_control", "Random vectors of the same norm do not raise HC@10 (Multi3IR control)",
-     "minilm_joint_best.natural", "spin_random_m5_l3.natural", "hc@10", "0"),
+     "minilm_joint_best.natural", "spin_random_m5_l3.natural", HC.name, "0"),
     ("spin_nclue", "SPIN (m=5, layer 3) changes n-Clue Score@10 over naive MiniLM (exploratory)",
      "minilm_joint_best.natural", "spin_m5_l3.natural", "nclue_score", "+"),
     ("masking_c1", "Dropping c1 lowers Gold-NDCG (sec. 5)",
@@ -147,7 +155,7 @@ def contrast_blocks(ctx):
         kept = [(e, b, v) for e, b, v in endpoints if b in ctx.index and v in ctx.index]
         if not kept:
             continue
-        shown = max(kept, key=lambda e: (ctx.scores(e[2])["nclue_score@10"], e[0]))[0]
+        shown = max(kept, key=lambda e: (ctx.score(e[2], SCORE), e[0]))[0]
         blocks.append({"id": block_id, "label": label, "shown": shown,
                        "endpoints": [{"id": e, "base": b, "variant": v} for e, b, v in kept]})
     return blocks
@@ -187,7 +195,7 @@ def v1_spec(ctx):
          "seed": SEED, "replicates": REPLICATES, "contrasts": [{"id": b["id"], "base": e["base"], "variant": e["variant"]} for b, (_, e) in zip(blocks, shown)]},
         {"id": "membership", "kind": "membership_graph", "title": "Table S1i analogue: shared-document graph"},
         {"id": "slices", "kind": "slices", "title": "Table 6 analogue: task-factor slices (Score / Hit)", "runs": reps},
-        {"id": "forms", "kind": "forms", "title": "Table S2b analogue: n-Clue Score@10 under three query forms", "systems": form_systems(ctx, FORM_SYSTEMS)},
+        {"id": "forms", "kind": "forms", "title": f"Table S2b analogue: {REGISTRY.header(SCORE)} under three query forms", "systems": form_systems(ctx, FORM_SYSTEMS)},
         {"id": "page_evidence", "kind": "page_evidence", "title": "Table 8 analogue: stored-page evidence delivery (page-scored runs)", "runs": page_runs},
         {"id": "controls", "kind": "scorecard", "title": "Section 5 / Table S5a analogue: construct-validity controls", "runs": present(ctx, CONTROLS)},
         {"id": "coverage", "kind": "coverage", "title": "Perspective coverage (HC@k) beside n-Clue Score: covering conditions across documents is not finding one document that covers them all", "runs": "all", "ks": [10, 100]},
@@ -196,13 +204,13 @@ def v1_spec(ctx):
         {"id": "matrix", "kind": "scorecard", "title": "Table S1 analogue: the complete matrix (every frozen run)", "runs": "all"},
     ]
     figures = [
-        {"id": "figure2a", "kind": "landscape", "runs": "fair", "caption": "Figure 2(a) analogue: Gold Hit@10 vs n-Clue Score@10 for every fair run (controls excluded)",
+        {"id": "figure2a", "kind": "landscape", "runs": "fair", "caption": f"Figure 2(a) analogue: {REGISTRY.header(HIT)} vs {REGISTRY.header(SCORE)} for every fair run (controls excluded)",
          "labelled": present(ctx, ["bm25_and.clean", "minilm_joint_best.clean", "rrf_bm25_and+minilm_joint_top3.clean", "minilm_cond_hmean_best.clean", "bm25_page_top3.clean"])},
         {"id": "figure2b", "kind": "delta_plane", "caption": "Figure 2(b) analogue: displayed contrasts in the delta plane with 95% family-bootstrap intervals",
          "seed": SEED, "replicates": REPLICATES,
          "effects": [{"label": b["id"], "block": b["id"], "base": e["base"], "variant": e["variant"]} for b, (_, e) in zip(blocks, shown)]},
     ]
-    return {"k": 10, "title": "nclue v1 (TeX Live manuals): release report", "intro": INTRO_V1,
+    return {"k": K, "title": "nclue v1 (TeX Live manuals): release report", "intro": INTRO_V1,
             "tables": tables, "figures": figures}
 
 
@@ -220,12 +228,12 @@ def v2_spec(ctx):
         {"id": "instrument", "kind": "instrument", "title": "The v2 source-shift instrument (document level)"},
         {"id": "scorecard", "kind": "scorecard", "title": "Table 7 analogue: v2 scorecard (clean form)", "runs": reps},
         {"id": "outcomes", "kind": "outcomes", "title": "v2 outcomes", "runs": reps},
-        {"id": "forms", "kind": "forms", "title": "Table S3 analogue: n-Clue Score@10 under three forms", "systems": form_systems(ctx, FORM_SYSTEMS)},
+        {"id": "forms", "kind": "forms", "title": f"Table S3 analogue: {REGISTRY.header(SCORE)} under three forms", "systems": form_systems(ctx, FORM_SYSTEMS)},
         {"id": "paired", "kind": "paired_tests", "title": "Table S4 analogue: query-paired differences and permutation p", "seed": SEED, "draws": DRAWS, "contrasts": paired},
         {"id": "membership", "kind": "membership_graph", "title": "Shared-document graph (v2)"},
         {"id": "matrix", "kind": "scorecard", "title": "Every frozen v2 run", "runs": "all"},
     ]
-    return {"k": 10, "title": "nclue v2 (source shift): release report", "intro": INTRO_V2, "tables": tables}
+    return {"k": K, "title": "nclue v2 (source shift): release report", "intro": INTRO_V2, "tables": tables}
 
 
 INTRO_V1 = [
@@ -249,7 +257,7 @@ def main():
         folder = ROOT / "data" / name
         if not (folder / "queries.jsonl").exists():
             continue
-        ctx = ReleaseContext(folder)
+        ctx = ReleaseContext(folder, k=K)
         write_text_atomic(folder / "report.json", json.dumps(builder(ctx), indent=2, sort_keys=True) + "\n")
         print(f"wrote {folder / 'report.json'}")
 
