@@ -2,8 +2,8 @@
 
 import sys
 import time
-from pathlib import Path
 
+from ..layout import ReleaseLayout
 from ..formats import dumps_canonical, read_json
 from ..errors import InputError
 
@@ -48,7 +48,7 @@ def run(args) -> int:
     construct_s = time.perf_counter() - start - read_s
     files = write_release(construction, inputs, args.out, args.provenance)
     total_s = time.perf_counter() - start
-    stats = read_json(Path(args.out) / "instrument_stats.json")
+    stats = read_json(ReleaseLayout.of(args.out).instrument_stats)
     print(f"nclue build: {stats['queries']} queries, {stats['gold_qrels']} gold / {stats['subset_qrels']} "
           f"subset qrels, {len(files)} files in {args.out}; construction {construct_s:.1f} s, "
           f"total {total_s:.1f} s", file=sys.stderr)

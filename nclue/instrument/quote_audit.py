@@ -38,6 +38,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from ..agreement import cohen_kappa, percent_agreement, transition_matrix
 from ..errors import InputError, NclueError
 from ..formats import iter_jsonl, read_json
+from ..layout import ReleaseLayout
 from .verify import canonical_section, expected_label
 
 STRATA = (("gold", 150), ("gated", 50), ("partial", 100))
@@ -161,12 +162,13 @@ def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201)
     record = read_json(provenance)
     page_gates = bool(record["config"]["page_gates"])
     excluded_flags = set(record["config"]["excluded_page_flags"])
-    queries = {o["qid"]: o["condition_ids"] for _, o in iter_jsonl(_path(release, "queries.jsonl"))}
-    qrels = [o for _, o in iter_jsonl(_path(release, "qrels.jsonl"))]
-    evidence = {(o["qid"], o["docid"]): o["pages"] for _, o in iter_jsonl(_path(release, "evidence.jsonl"))}
+    layout = ReleaseLayout.of(release)
+    queries = {o["qid"]: o["condition_ids"] for _, o in iter_jsonl(layout.existing_jsonl("queries"))}
+    qrels = [o for _, o in iter_jsonl(layout.existing_jsonl("qrels"))]
+    evidence = {(o["qid"], o["docid"]): o["pages"] for _, o in iter_jsonl(layout.existing_jsonl("evidence"))}
     variants = {c["id"]: tuple(c.get("variants") or [c["id"].split(":", 1)[1]])
                 for c in record["conditions"]}
-    source_of = {o["docid"]: o["source"] for _, o in iter_jsonl(_path(release, "corpus.jsonl"))}
+    source_of = {o["docid"]: o["source"] for _, o in iter_jsonl(layout.existing_jsonl("corpus"))}
     sample = sample_pairs(qrels, size, seed)
     wanted = {row["docid"] for _, row in sample}
     pages: Dict[str, Dict[int, Tuple[str, List[str]]]] = {d: {} for d in wanted}

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import InputError
+from ..layout import ReleaseLayout
 from ..formats import iter_jsonl, read_json
 
 DIGITS = "0123456789"
@@ -201,8 +202,8 @@ def verify_release(build, release, provenance) -> Dict[str, Any]:
     problems: List[Dict[str, Any]] = []
     names = {c["id"]: c["name"] for c in record["conditions"]}
     queries: Dict[str, List[str]] = {}
-    qpath = _release_path(release, "queries.jsonl")
-    for line, obj in iter_jsonl(qpath):
+    layout = ReleaseLayout.of(release)
+    for line, obj in iter_jsonl(layout.existing_jsonl("queries")):
         cids = obj.get("condition_ids")
         if not isinstance(cids, list) or any(c not in support for c in cids):
             problems.append({"qid": obj.get("qid"), "problem": "unknown condition ids"})
@@ -211,13 +212,13 @@ def verify_release(build, release, provenance) -> Dict[str, Any]:
             problems.append({"qid": obj["qid"], "problem": "condition names differ from ids"})
         queries[obj["qid"]] = cids
     qrels: Dict[Tuple[str, str], Dict[str, Any]] = {}
-    for _, obj in iter_jsonl(_release_path(release, "qrels.jsonl")):
+    for _, obj in iter_jsonl(layout.existing_jsonl("qrels")):
         qrels[(obj["qid"], obj["docid"])] = obj
     judged_by_query: Dict[str, Set[str]] = {}
     for (qid, docid) in qrels:
         judged_by_query.setdefault(qid, set()).add(docid)
     evidence = {(o["qid"], o["docid"]): o["pages"]
-                for _, o in iter_jsonl(_release_path(release, "evidence.jsonl"))}
+                for _, o in iter_jsonl(layout.existing_jsonl("evidence"))}
     counts = {"gold": 0, "subset": 0, "single_page": 0, "distinct_page": 0, "single_page_golds": 0,
               "distinct_page_golds": 0}
     for qid, cids in sorted(queries.items()):
@@ -286,7 +287,7 @@ def verify_release(build, release, provenance) -> Dict[str, Any]:
     for (qid, docid) in sorted(qrels):
         if qid not in queries:
             problems.append({"qid": qid, "docid": docid, "problem": "qrel of unknown query"})
-    stats_path = release / "instrument_stats.json"
+    stats_path = layout.instrument_stats
     if stats_path.exists():
         stats = read_json(stats_path)
         expected = {"gold_qrels": counts["gold"], "subset_qrels": counts["subset"],
