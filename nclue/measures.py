@@ -43,6 +43,28 @@ DENOMINATORS: Mapping[str, str] = {
 NEEDS = ("ranking", "pages", "perspectives", "judgments", "sources")
 
 _NAME = re.compile(r"^([a-z][a-z0-9_]*)(?:@([0-9]+))?$")
+_ALIAS = re.compile(r"^(gold:)?([A-Za-z][A-Za-z_]*?)(?:[@._]([0-9]+))?$")
+
+#: ir_measures / trec_eval names that mean exactly a registry measure, with the qrels they need:
+#: ``nDCG@10`` (ir_measures) and ``ndcg_cut.10`` (trec_eval) on the release's graded qrels (grade
+#: = clue count) are graded NDCG@10 (equal under ``--ties trec_eval``); on the gold-only binary
+#: qrels (``nclue export-trec --grades gold``), written with a ``gold:`` prefix, ``nDCG@10`` is
+#: Gold-NDCG@10 and ``Success@10`` is Gold Hit@10.
+ALIASES: Mapping[Tuple[bool, str], str] = {
+    (False, "nDCG"): "graded_ndcg", (False, "ndcg_cut"): "graded_ndcg",
+    (True, "nDCG"): "gold_ndcg", (True, "ndcg_cut"): "gold_ndcg",
+    (True, "Success"): "gold_hit", (True, "success"): "gold_hit",
+}
+
+#: Names of other tools' measures that nclue has no exact equivalent of, with the reason.
+NO_EQUIVALENT: Mapping[str, str] = {
+    "Success": "on graded qrels a judged subset counts as a success; gold:Success@k is Gold Hit@k",
+    "P": "precision is not an n-Clue measure", "R": "recall is not an n-Clue measure",
+    "AP": "average precision is not an n-Clue measure", "MAP": "not an n-Clue measure",
+    "RR": "reciprocal rank is not an n-Clue measure", "MRR": "not an n-Clue measure",
+    "Judged": "not an n-Clue measure", "Bpref": "not an n-Clue measure",
+    "ERR": "not an n-Clue measure", "RBP": "not an n-Clue measure",
+}
 
 
 @dataclass(frozen=True)
@@ -154,6 +176,16 @@ class MeasureRegistry:
         ``where`` (a file or an option).
         """
         match = _NAME.match(text) if isinstance(text, str) else None
+        if match is None or match.group(1) not in self._defs:
+            alias = _ALIAS.match(text) if isinstance(text, str) else None
+            if alias is not None:
+                gold, name, k_text = bool(alias.group(1)), alias.group(2), alias.group(3)
+                if (gold, name) in ALIASES:
+                    return self.parse(ALIASES[(gold, name)] + (f"@{k_text}" if k_text else ""),
+                                      default_k, where)
+                if name in NO_EQUIVALENT:
+                    raise InputError(where, f"{text!r} has no exact nclue equivalent "
+                                            f"({NO_EQUIVALENT[name]})")
         if match is None:
             raise InputError(where, f"{text!r} is not a measure name (e.g. nclue_score@10, auc)")
         key, k_text = match.group(1), match.group(2)

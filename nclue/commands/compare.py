@@ -1,13 +1,17 @@
-"""``nclue compare BASE VARIANT --release DIR``: paired n-Clue Score@k difference with inference.
+"""``nclue compare RUN RUN [RUN ...] --release DIR``: paired comparisons with inference.
 
-Prints ``variant - base`` in percentage points with its exact-gold-set-family percentile bootstrap
-interval and the two-sided family sign-flip randomization p-value (+1 correction), as in the
-n-Clue paper's Table 5 (sec. 3.4). Defaults are the paper's: seed 11, 1,000 bootstrap
-replicates, 10,000 randomization draws. Queries a run lacks count as empty rankings.
+Two runs (BASE VARIANT): ``variant - base`` in percentage points with its exact-gold-set-family
+percentile bootstrap interval and the two-sided family sign-flip randomization p-value (+1
+correction), as in the n-Clue paper's Table 5 (sec. 3.4). Defaults are the paper's: seed 11,
+1,000 bootstrap replicates, 10,000 randomization draws. Three or more runs (or ``--format
+markdown|latex``): one table of every run on every ``--measures`` measure, each cell marked
+with the runs it is significantly better than (family sign-flip test, Holm across the table;
+:func:`nclue.api.compare`). Queries a run lacks count as empty rankings.
 """
 
 import json
 
+from .. import api
 from ..claims import format_fixed
 from ..errors import InputError
 from ..inference import (DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAULT_SEED,
@@ -31,8 +35,9 @@ def add_parser(subparsers) -> None:
                     "bootstrap interval, and the two-sided family sign-flip randomization p "
                     "(p = (1 + #{|T*| >= |T|}) / (1 + draws)). A run argument that is not a file "
                     "is looked up as a run id in DIR/runs/index.json.")
-    parser.add_argument("base", help="base run file (JSONL(.gz) or TREC), or a run id of the release")
-    parser.add_argument("variant", help="variant run file, or a run id of the release")
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="run files (JSONL(.gz) or TREC) or run ids of the release; with two, "
+                             "the first is the base and the second the variant")
     parser.add_argument("--release", required=True, help="release folder, e.g. data/example")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
                         help=f"random seed for both resampling streams (default {DEFAULT_SEED})")
@@ -49,9 +54,15 @@ def add_parser(subparsers) -> None:
                              "nclue_score): every query of the release counts for each")
     parser.add_argument("--ties", choices=TIE_RULES, default="input",
                         help="tie rule for equal scores (default: input order, as the paper)")
+    parser.add_argument("--measures", nargs="+", metavar="MEASURE",
+                        help="measures of the N-run table (default nclue_score gold_hit); registry "
+                             "names or aliases such as nDCG@10 or gold:Success@10")
+    parser.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text",
+                        help="text (two runs: the paired analysis; more: a Markdown table), "
+                             "markdown or latex (the N-run table), json")
     parser.add_argument("--json", action="store_true",
-                        help="print one JSON object: delta, ci_lo, ci_hi, p, families (points, "
-                             "unrounded) plus the settings used")
+                        help="same as --format json: with two runs one object with delta, ci_lo, "
+                             "ci_hi, p, families (points, unrounded) and the settings used")
     parser.set_defaults(func=run_compare)
 
 
@@ -87,14 +98,27 @@ def compare_runs(release, base_run, variant_run, *, k: int = DEFAULT_K, seed: in
 def run_compare(args) -> int:
     if args.k < 1:
         raise InputError("--k", f"must be at least 1, got {args.k}")
+    if len(args.runs) < 2:
+        raise InputError("nclue compare", "give at least two runs")
     release = load_release(args.release)
     index = RunIndex.load(args.release)
-    base_run = load_run(index.find(args.base), release, ties=args.ties)
-    variant_run = load_run(index.find(args.variant), release, ties=args.ties)
+    runs = [load_run(index.find(r), release, ties=args.ties) for r in args.runs]
+    fmt = "json" if args.json else args.format
+    if len(runs) > 2 or fmt in ("markdown", "latex") or args.measures:
+        table = api.compare(release, runs, measures=args.measures, k=args.k, seed=args.seed,
+                            draws=args.draws)
+        if fmt == "json":
+            print(json.dumps(table.to_dict(), sort_keys=True))
+        elif fmt == "latex":
+            print(table.to_latex(), end="")
+        else:
+            print(table.to_markdown(), end="")
+        return 0
+    base_run, variant_run = runs
     result = compare_runs(release, base_run, variant_run, k=args.k, seed=args.seed,
                           replicates=args.replicates, draws=args.draws, level=args.level,
                           measure=args.measure)
-    if args.json:
+    if fmt == "json":
         print(json.dumps(result, sort_keys=True))
         return 0
     pct = format_fixed(100 * result["level"], 1).rstrip("0").rstrip(".")

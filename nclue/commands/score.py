@@ -3,6 +3,7 @@
 import json
 import sys
 
+from .. import api
 from ..claims import format_fixed
 from ..measures import DEFAULT_K, count_key
 from ..metrics import evaluate, outcome_measures
@@ -24,7 +25,28 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--format", choices=("auto", "jsonl", "trec"), default="auto",
                         help="run format (default: detected from the first character)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (unrounded)")
+    parser.add_argument("--measures", nargs="+", metavar="MEASURE",
+                        help="only these measures: registry names (nclue_score@10, auc, ...; a bare "
+                             "key takes --k) or exact aliases (nDCG@10, ndcg_cut.10, "
+                             "gold:Success@10); names without an exact equivalent are refused")
+    parser.add_argument("--per-query", choices=("tsv", "jsonl"), dest="per_query",
+                        help="print one value per query and measure instead of the summary: tsv "
+                             "lines 'measure<TAB>qid<TAB>value' ending with 'all' rows, as "
+                             "trec_eval -q, or JSON lines {qid, measure, value} (values in [0, 1])")
     parser.set_defaults(func=run_score)
+
+
+def print_per_query(result, fmt: str) -> None:
+    """Per-query values (trec_eval -q / ir_measures -q style), then the means as 'all' rows."""
+    for measure, vector in result.per_query.items():
+        for qid in sorted(vector):
+            if fmt == "tsv":
+                print(f"{measure}\t{qid}\t{vector[qid]!r}")
+            else:
+                print(json.dumps({"measure": measure, "qid": qid, "value": vector[qid]},
+                                 sort_keys=True))
+        if fmt == "tsv":
+            print(f"{measure}\tall\t{result.aggregates[measure] / 100.0!r}")
 
 
 def run_score(args) -> int:
@@ -33,6 +55,18 @@ def run_score(args) -> int:
         return 2
     release = load_release(args.release)
     run = load_run(args.run, release, ties=args.ties, fmt=args.format)
+    if args.measures or args.per_query:
+        result = api.score(release, run, args.measures, k=args.k)
+        if args.per_query:
+            print_per_query(result, args.per_query)
+            return 0
+        if args.json:
+            print(json.dumps(dict(result.aggregates, ties=args.ties, k=args.k, run=run.run_id,
+                                  queries=result.queries), sort_keys=True))
+            return 0
+        for name, value in result.aggregates.items():
+            print(f"  {name:<24} {format_fixed(value, 2):>7}")
+        return 0
     scores = evaluate(release, run, args.k)
     scores["ties"] = args.ties
     scores["k"] = args.k

@@ -33,9 +33,18 @@ class BulletList:
 
 @dataclass(frozen=True)
 class TableBlock:
-    """A table with its title (a level-3 heading), its rows and its note."""
+    """A table with its title (a level-3 heading), its rows and its note. ``marks`` are
+    superscripts on cells, ``(row key, column key, text)`` (significance letters of a
+    comparison); renderers print them after the cell's number."""
 
     table: Table
+    marks: Tuple[Tuple[str, str, str], ...] = ()
+
+    def mark(self, row_key: str, column_key: str) -> str:
+        for row, column, text in self.marks:
+            if row == row_key and column == column_key:
+                return text
+        return ""
 
 
 @dataclass(frozen=True)

@@ -244,7 +244,8 @@ figcaption{font-size:.92rem;color:#40464d;margin-top:.4em}
 # The page
 
 
-def _table_html(table: Table, ids: Set[str], out: List[str]) -> None:
+def _table_html(block: TableBlock, ids: Set[str], out: List[str]) -> None:
+    table = block.table
     decimals = table.decimals()
     out.append(f'<h3 id="{_slug(table.title, ids)}">{inline_html(table.title)}</h3>')
     out.append('<div class="table-wrap">')
@@ -261,7 +262,9 @@ def _table_html(table: Table, ids: Set[str], out: List[str]) -> None:
                 value = values.get(column.key)
                 text = "" if value is None else format_fixed(value, decimals[(table.table_id, row_key, column.key)])
                 number = ' class="num"' if _NUMBER.match(text) else ""
-                tags.append(f"<td{number}>{inline_html(text)}</td>")
+                mark = block.mark(row_key, column.key)
+                sup = f"<sup>{esc(mark)}</sup>" if mark else ""
+                tags.append(f"<td{number}>{inline_html(text)}{sup}</td>")
             out.append("<tr>" + "".join(tags) + "</tr>")
         out.append("</tbody>")
     out.append("</table>")
@@ -288,7 +291,7 @@ def render_html(document: Document) -> str:
             out.extend(f"<li>{inline_html(item)}</li>" for item in block.items)
             out.append("</ul>")
         elif isinstance(block, TableBlock):
-            _table_html(block.table, ids, out)
+            _table_html(block, ids, out)
         elif isinstance(block, Figure):
             out.append(f'<figure id="figure-{block.figure_id}">')
             out.append(figures[block.figure_id].text)

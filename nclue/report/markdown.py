@@ -15,7 +15,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def table_lines(table: Table) -> List[str]:
+def table_lines(table: Table, block: "TableBlock | None" = None) -> List[str]:
     """One table as Markdown lines: a level-3 title, the pipe table (a literal ``|`` in a label
     or header is written ``\\|``), and its note."""
     decimals = table.decimals()
@@ -27,7 +27,9 @@ def table_lines(table: Table) -> List[str]:
         for column in table.columns:
             value = values.get(column.key)
             key = (table.table_id, row_key, column.key)
-            cells.append("" if value is None else format_fixed(value, decimals[key]))
+            text = "" if value is None else format_fixed(value, decimals[key])
+            mark = block.mark(row_key, column.key) if block is not None else ""
+            cells.append(text + (f"<sup>{mark}</sup>" if mark else ""))
         lines.append(f"| {_cell(label)} | " + " | ".join(cells) + " |")
     if table.note:
         lines += ["", table.note]
@@ -42,7 +44,7 @@ def block_lines(block) -> List[str]:
     if isinstance(block, BulletList):
         return [f"- {item}" for item in block.items]
     if isinstance(block, TableBlock):
-        return table_lines(block.table)
+        return table_lines(block.table, block)
     if isinstance(block, Figure):
         return [f"![{block.caption}](figures/{block.figure_id}.svg)"]
     raise TypeError(f"not a document block: {block!r}")
