@@ -65,6 +65,8 @@ def main(argv=None) -> int:
     print(f"checks by stage: {stages}")
     print(f"{summary.verified} checks verified, {summary.failed} failed "
           f"({time.perf_counter() - started:.1f} s)")
+    if any(check.stage == "release" for check in summary.failures()):
+        return 2  # a release's files or report.json could not be read: bad input
     return 0 if summary.ok else 1
 
 

@@ -123,6 +123,24 @@ class Blocks(unittest.TestCase):
                          "### Scores\n\n| | n-Clue Score@10 | Gold Hit@10 |\n| --- | --- | --- |\n"
                          "| BM25 `k1=0.9` | 50.0 | -3.9 |\n| a \\| b | 1.0 |  |\n\nPoints.\n")
 
+    def test_table_of_contents(self):
+        body = self.body(document(figs=figures()))
+        # Entries: the two headings (h2, h3), the table (h3) and both figures (h2 level).
+        self.assertIn('<nav class="toc" aria-label="Contents">\n<p class="toc-title">Contents</p>\n<ol>\n'
+                      '<li><a href="#sec-part-a">Part A</a>\n<ol>\n'
+                      '<li><a href="#sec-part-a-2">Part A</a></li>\n'
+                      '<li><a href="#sec-scores">Scores</a></li>\n</ol></li>\n'
+                      '<li><a href="#figure-landscape">Figure landscape</a></li>\n'
+                      '<li><a href="#figure-delta">Figure delta</a></li>\n</ol>\n</nav>', body)
+        short = self.body(Document("T", (Paragraph("x"),)))
+        self.assertNotIn("<nav", short)   # fewer than three entries: no contents list
+
+    def test_cell_marks(self):
+        table = Table("t", "T", (Column("s", "S", 1),), (("a", "A", {"s": 2.0}),))
+        doc = Document("D", (TableBlock(table, (("a", "s", "bc"),)),))
+        self.assertIn('<td class="num">2.0<sup>bc</sup></td>', render_html(doc))
+        self.assertIn("| A | 2.0<sup>bc</sup> |", render_markdown(doc))
+
     def test_raw_html_is_escaped(self):
         body = self.body(Document("R", (Paragraph('<script>alert("x")</script> <img src=x>'),)))
         self.assertNotIn("<script", body)

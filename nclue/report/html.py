@@ -14,11 +14,10 @@ import string
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from html import escape
-from typing import Dict, List, Mapping, Set, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..claims import format_fixed
 from ..errors import NclueError
-from ..tables.model import Table
 from .document import BulletList, Document, Figure, Heading, Paragraph, TableBlock
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -213,29 +212,35 @@ def check_figures(figures: Mapping[str, str]) -> Dict[str, InlineSvg]:
 CSS = """\
 :root{color-scheme:light}
 body{margin:0;background:#f4f5f7;color:#1b1f24;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
-main{max-width:64rem;margin:0 auto;padding:1.5rem 1.5rem 3rem;background:#ffffff}
+main{max-width:90rem;margin:0 auto;padding:1.5rem 1.5rem 3rem;background:#ffffff}
 h1,h2,h3,h4,h5,h6{line-height:1.25;margin:1.6em 0 .6em}
 h1{font-size:1.9rem;margin-top:.4em}
 h2{font-size:1.45rem;border-bottom:1px solid #d8dde3;padding-bottom:.25em}
 h3{font-size:1.2rem}
 h4{font-size:1.05rem}
 p,ul,ol{margin:.7em 0}
-code{font:.9em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;background:#eef0f3;padding:.1em .3em;border-radius:3px}
+code{font:.9em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;background:#eef0f3;padding:.1em .3em;border-radius:3px;overflow-wrap:anywhere}
 pre{background:#eef0f3;padding:.8em 1em;overflow-x:auto;border-radius:4px}
 pre code{background:none;padding:0}
 a{color:#0b5cad}
 hr{border:0;border-top:1px solid #d8dde3;margin:2em 0}
+nav.toc{border:1px solid #d8dde3;background:#f8f9fb;padding:.6em 1.2em;margin:1em 0 1.5em;font-size:.95rem}
+nav.toc .toc-title{font-weight:bold;margin:.2em 0}
+nav.toc ol{margin:.2em 0;padding-left:1.4em}
+nav.toc ol ol{font-size:.92em}
 .table-wrap{overflow-x:auto;margin:1em 0}
-table{border-collapse:collapse;font-size:.92rem}
-th,td{border:1px solid #d8dde3;padding:.3em .6em;text-align:left;vertical-align:top}
-thead th{background:#e9edf1}
-tbody th{font-weight:normal}
+table{border-collapse:collapse;font-size:.88rem}
+th,td{border:1px solid #d8dde3;padding:.3em .5em;text-align:left;vertical-align:top}
+thead th{background:#e9edf1;vertical-align:bottom;font-weight:600;min-width:3.5em}
+tbody th{font-weight:normal;width:14em;overflow-wrap:break-word}
 tbody tr:nth-child(even){background:#f8f9fb}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+sup{font-size:.75em}
 figure{margin:1.5em 0}
 figure svg{display:block;max-width:100%;height:auto;border:1px solid #d8dde3}
 figcaption{font-size:.92rem;color:#40464d;margin-top:.4em}
-@media print{body{background:#ffffff}main{max-width:none;padding:0}}
+@page{size:A4 landscape;margin:12mm}
+@media print{body{background:#ffffff;font-size:10pt}main{max-width:none;padding:0}nav.toc{display:none}.table-wrap{overflow:visible}table{font-size:7.5pt;width:100%;table-layout:auto;page-break-inside:auto}tr{page-break-inside:avoid}th,td{padding:.15em .25em}thead{display:table-header-group}tbody th{width:16em;overflow-wrap:normal}thead th{min-width:0}figure{page-break-inside:avoid}h2,h3{page-break-after:avoid}a{color:inherit;text-decoration:none}}
 """
 
 
@@ -244,10 +249,10 @@ figcaption{font-size:.92rem;color:#40464d;margin-top:.4em}
 # The page
 
 
-def _table_html(block: TableBlock, ids: Set[str], out: List[str]) -> None:
+def _table_html(block: TableBlock, slug: str, out: List[str]) -> None:
     table = block.table
     decimals = table.decimals()
-    out.append(f'<h3 id="{_slug(table.title, ids)}">{inline_html(table.title)}</h3>')
+    out.append(f'<h3 id="{slug}">{inline_html(table.title)}</h3>')
     out.append('<div class="table-wrap">')
     out.append("<table>")
     out.append("<thead>")
@@ -273,16 +278,60 @@ def _table_html(block: TableBlock, ids: Set[str], out: List[str]) -> None:
         out.append(f"<p>{inline_html(table.note)}</p>")
 
 
+def _anchors(document: Document) -> Tuple[str, List[Tuple[int, str, str]]]:
+    """The title's id and ``(level, text, anchor)`` of every heading, table and figure, in
+    document order (the table of contents and the ids the page uses)."""
+    ids: Set[str] = set()
+    title = _slug(document.title, ids)
+    entries: List[Tuple[int, str, str]] = []
+    for block in document.blocks:
+        if isinstance(block, Heading):
+            entries.append((block.level, block.text, _slug(block.text, ids)))
+        elif isinstance(block, TableBlock):
+            entries.append((3, block.table.title, _slug(block.table.title, ids)))
+        elif isinstance(block, Figure):
+            entries.append((2, block.caption, f"figure-{block.figure_id}"))
+    return title, entries
+
+
+def _contents(entries: Sequence[Tuple[int, str, str]]) -> List[str]:
+    """A nested list of links: level-2 entries, each with its level-3 entries (tables) below
+    it; none for a page of fewer than three entries."""
+    if len(entries) < 3:
+        return []
+    groups: List[Tuple[Optional[Tuple[str, str]], List[Tuple[str, str]]]] = []
+    for level, text, anchor in entries:
+        if level <= 2 or not groups:
+            groups.append(((text, anchor) if level <= 2 else None, []))
+        if level >= 3:
+            groups[-1][1].append((text, anchor))
+    out = ['<nav class="toc" aria-label="Contents">', '<p class="toc-title">Contents</p>', "<ol>"]
+    for head, children in groups:
+        link = f'<a href="#{head[1]}">{inline_html(head[0])}</a>' if head else ""
+        if not children:
+            out.append(f"<li>{link}</li>")
+            continue
+        out.append(f"<li>{link}")
+        out.append("<ol>")
+        out.extend(f'<li><a href="#{anchor}">{inline_html(text)}</a></li>' for text, anchor in children)
+        out.append("</ol></li>")
+    out += ["</ol>", "</nav>"]
+    return out
+
+
 def render_html(document: Document) -> str:
-    """One static, self-contained HTML page of a document (see the module docstring)."""
+    """One static, self-contained HTML page of a document (see the module docstring), with a
+    table of contents linking every section, table and figure."""
     if not isinstance(document.title, str) or not document.title.strip():
         raise NclueError("the report title must be a non-empty string")
     figures = check_figures({f.figure_id: f.svg for f in document.figures()})
-    ids: Set[str] = set()
-    out: List[str] = [f'<h1 id="{_slug(document.title, ids)}">{inline_html(document.title)}</h1>']
+    title_id, entries = _anchors(document)
+    anchors = iter(entries)
+    out: List[str] = [f'<h1 id="{title_id}">{inline_html(document.title)}</h1>']
+    out += _contents(entries)
     for block in document.blocks:
         if isinstance(block, Heading):
-            out.append(f'<h{block.level} id="{_slug(block.text, ids)}">{inline_html(block.text)}'
+            out.append(f'<h{block.level} id="{next(anchors)[2]}">{inline_html(block.text)}'
                        f'</h{block.level}>')
         elif isinstance(block, Paragraph):
             out.append(f"<p>{inline_html(block.text)}</p>")
@@ -291,14 +340,16 @@ def render_html(document: Document) -> str:
             out.extend(f"<li>{inline_html(item)}</li>" for item in block.items)
             out.append("</ul>")
         elif isinstance(block, TableBlock):
-            _table_html(block, ids, out)
+            _table_html(block, next(anchors)[2], out)
         elif isinstance(block, Figure):
+            next(anchors)
             out.append(f'<figure id="figure-{block.figure_id}">')
             out.append(figures[block.figure_id].text)
             out.append(f"<figcaption>{inline_html(block.caption)}</figcaption>")
             out.append("</figure>")
         else:
             raise TypeError(f"not a document block: {block!r}")
+    ids = {title_id} | {anchor for _, _, anchor in entries if not anchor.startswith("figure-")}
     for svg in figures.values():
         clash = ids.intersection(svg.ids + (f"figure-{svg.name}",))
         if clash:
