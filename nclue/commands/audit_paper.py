@@ -1,6 +1,6 @@
 """``nclue audit-paper``: check a paper's printed numbers against each other, counts, and data.
 
-See :mod:`nclue.paper_audit` for the rounding and count rules and ``claims/papers/README.md``
+See :mod:`nclue.paper_audit` (the tolerance rule in `nclue.paper_audit.evaluator`, the relation kinds in `nclue.paper_audit.relations`) and ``claims/papers/README.md``
 for the transcription layout.
 """
 
