@@ -230,7 +230,7 @@ class Reports(unittest.TestCase):
             tr = pa.load_transcription(path)
             results = pa.audit(tr)
             self.assertEqual(pa.summary_line("toy", results),
-                             "paper audit toy: 3 relations: 2 EXACT, 0 WITHIN_ROUNDING, 1 FAIL")
+                             "paper audit toy: 3 relations: 1 FAIL, 0 WITHIN_ROUNDING, 2 EXACT, 0 NOT_INFORMATIVE")
             report = pa.report_json(tr, results)
             self.assertEqual([r["id"] for r in report["results"]], ["m_bad", "a_ok", "z_ok"])
             md = pa.report_markdown(tr, results)
@@ -279,13 +279,22 @@ class FrozenVerdicts(unittest.TestCase):
             (root / "audit" / "papers").mkdir(parents=True)
             (root / "claims" / "papers" / "toy.json").write_text(json.dumps(doc), encoding="utf-8")
             frozen = root / "audit" / "papers" / "toy.verdicts.json"
-            frozen.write_text(json.dumps({"verdicts": {"r1": "FAIL"}}), encoding="utf-8")
+            # the counts by verdict and kind are those of the fresh audit (1 EXACT equal), so
+            # only the flipped verdict itself is reported
+            counts = {"summary": {"FAIL": 0, "WITHIN_ROUNDING": 0, "EXACT": 1, "NOT_INFORMATIVE": 0},
+                      "fail_reviews": {}}
+            counts["by_kind"] = {"equal": counts["summary"]}
+            frozen.write_text(json.dumps({"verdicts": {"r1": "FAIL"}, **counts}), encoding="utf-8")
             checked, problems = pa.verify_frozen_verdicts(root)
             self.assertEqual(checked, 1)
             self.assertEqual(len(problems), 1)
             self.assertIn("r1 frozen FAIL, now EXACT", problems[0])
-            frozen.write_text(json.dumps({"verdicts": {"r1": "EXACT", "gone": "EXACT"}}), encoding="utf-8")
+            frozen.write_text(json.dumps({"verdicts": {"r1": "EXACT", "gone": "EXACT"}, **counts}),
+                              encoding="utf-8")
             self.assertEqual(len(pa.verify_frozen_verdicts(root)[1]), 1)
+            # a frozen file whose counts disagree with its verdicts is reported
+            frozen.write_text(json.dumps({"verdicts": {"r1": "EXACT"}}), encoding="utf-8")
+            self.assertEqual(len(pa.verify_frozen_verdicts(root)[1]), 3)
 
 
 # ------------------------------------------------------------------------------------------

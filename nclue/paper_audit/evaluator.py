@@ -16,6 +16,9 @@ Verdicts
 - ``WITHIN_ROUNDING``: not exact, but it holds for some unrounded values inside the rounding
   intervals (for an equality: ``|got - expected| <= half-width(got) + half-unit(expected)``).
 - ``FAIL``: no choice of unrounded inputs explains the printed result.
+- ``NOT_INFORMATIVE``: a whole-count (GRIM-style) check that holds but could not have failed for
+  its N and printed precision (:mod:`nclue.paper_audit.relations.counts`); counted separately
+  from EXACT, because it carries no evidence.
 
 These are the readings used to audit the n-Clue paper (arXiv 2607.24165) and the Multi3IR paper;
 the module knows nothing about either.
@@ -32,7 +35,8 @@ from .printed import Printed
 EXACT = "EXACT"
 WITHIN = "WITHIN_ROUNDING"
 FAIL = "FAIL"
-VERDICT_ORDER = (FAIL, WITHIN, EXACT)
+NOT_INFORMATIVE = "NOT_INFORMATIVE"
+VERDICT_ORDER = (FAIL, WITHIN, EXACT, NOT_INFORMATIVE)
 
 
 def worst(verdicts: Sequence[str]) -> str:
@@ -267,6 +271,11 @@ COMPARISONS: Dict[str, Callable[[Fraction, Fraction], bool]] = {
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
     ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
+
+
+def is_comparison(op: object) -> bool:
+    """Whether ``op`` is one of ``< <= > >=``."""
+    return isinstance(op, str) and op in COMPARISONS
 
 
 def compare_verdict(left: Evaluated, op: str, right: Evaluated) -> str:

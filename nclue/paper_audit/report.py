@@ -6,7 +6,7 @@ from .evaluator import VERDICT_ORDER
 from .relations import Result
 from .reproduction import reproduction_counts
 from .transcription import Transcription
-from .verdicts import ordered, summary_line, verdict_counts
+from .verdicts import counts_by_kind, ordered, summary_line, verdict_counts
 
 
 def report_json(tr: Transcription, results: Sequence[Result],
@@ -15,6 +15,7 @@ def report_json(tr: Transcription, results: Sequence[Result],
         "paper": tr.paper, "seed": tr.seed, "transcription": tr.path,
         "values": len(tr.values), "relations": len(results),
         "summary": verdict_counts(results), "summary_line": summary_line(tr.paper, results),
+        "by_kind": counts_by_kind(results),
         "results": [r.as_dict() for r in ordered(results)],
         "not_transcribed": list(tr.not_transcribed),
     }
@@ -34,20 +35,27 @@ def report_markdown(tr: Transcription, results: Sequence[Result],
     lines = [f"# Paper audit: {tr.paper}", "",
              f"Transcription `{tr.path}` ({len(tr.values)} printed values) of seed `{tr.seed}`.", "",
              f"**{summary_line(tr.paper, results)}**", "",
-             "| verdict | relations |", "| --- | --- |"]
-    for v in VERDICT_ORDER:
-        lines.append(f"| {v} | {c[v]} |")
+             "| relation kind | " + " | ".join(VERDICT_ORDER) + " | all |",
+             "| --- |" + " --- |" * (len(VERDICT_ORDER) + 1)]
+    for kind, kc in counts_by_kind(results).items():
+        lines.append(f"| {kind} | " + " | ".join(str(kc[v]) for v in VERDICT_ORDER)
+                     + f" | {sum(kc.values())} |")
+    lines.append("| all | " + " | ".join(str(c[v]) for v in VERDICT_ORDER) + f" | {len(results)} |")
     lines += ["", "Tolerance rule: each printed input contributes half a unit in its last printed "
               "place (counts contribute 0); an `equal` relation is EXACT when the value computed "
               "from the printed inputs rounds to the printed result, WITHIN_ROUNDING when "
               "|got - expected| <= tolerance (sum of the half-units of every input and of the "
-              "result; exact interval bounds for products and ratios), FAIL otherwise. `grim` and "
-              "`count` relations require whole counts k out of N.", ""]
+              "result; exact interval bounds for products and ratios), FAIL otherwise. A `same` "
+              "relation (one quantity printed twice) allows no rounding slack. `grim` and "
+              "`count` relations require whole counts k out of N; one that could not have failed "
+              "for its N and printed precision is NOT_INFORMATIVE. A FAIL's review (the reading "
+              "of the paper that explains it) follows its detail.", ""]
     lines += ["| id | category | verdict | inputs | expected | got | tolerance | detail |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in ordered(results):
         inputs = ", ".join(f"{vid}={text}" for vid, text in r.inputs)
-        detail = r.detail + (f" — {r.note}" if r.note else "")
+        detail = (r.detail + (f" — {r.note}" if r.note else "")
+                  + (f" — review: {r.review}" if r.review and r.verdict == "FAIL" else ""))
         lines.append("| " + " | ".join(_md_cell(x) for x in (
             r.rid, r.category, r.verdict, inputs, r.expected, r.got, r.tolerance, detail)) + " |")
     if tr.not_transcribed:

@@ -183,8 +183,12 @@ def _load_prose(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Print
 
 def load_transcription(path: PathLike) -> Transcription:
     """Read and validate a transcription file (see ``claims/papers/README.md``)."""
+    return transcription_from_document(read_json(path), path)
+
+
+def transcription_from_document(doc: Any, path: PathLike) -> Transcription:
+    """Validate a parsed transcription document; ``path`` names it in error messages."""
     reader = _Reader(path)
-    doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(path, f"not a paper transcription (expected schema {SCHEMA!r})")
     for key in ("paper", "seed"):

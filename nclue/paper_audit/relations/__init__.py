@@ -11,9 +11,10 @@ from ...errors import InputError
 from ...formats import dumps_canonical
 from ..evaluator import Evaluator
 from ..transcription import Transcription
-from . import arithmetic, counts
+from . import aggregates, arithmetic, copies, counts, design, ordering, quantified, structure
 from .base import Context, Result
 from .counts import feasible_counts
+from .templates import expand_each
 
 Evaluate = Callable[[Mapping[str, Any], Context, Evaluator], Result]
 Expand = Callable[[Mapping[str, Any], Context], List[Mapping[str, Any]]]
@@ -24,11 +25,20 @@ KINDS: Dict[str, Evaluate] = {
     "grim": counts.evaluate_grim,
     "count": counts.evaluate_count,
     "count_marked": counts.evaluate_count_marked,
+    "same": copies.evaluate_same,
+    "aggregate": aggregates.evaluate_aggregate,
+    "tally": structure.evaluate_tally,
+    "quantified": quantified.evaluate_quantified,
+    "order": ordering.evaluate_order,
+    "bound": ordering.evaluate_bound,
+    "sign": ordering.evaluate_sign,
+    "design": design.evaluate_design,
 }
 
 EXPANDERS: Dict[str, Expand] = {
     "grim_table": counts.expand_grim_table,
     "equal_table": arithmetic.expand_equal_table,
+    "same_table": copies.expand_same_table,
 }
 
 __all__ = ["KINDS", "EXPANDERS", "Context", "Result", "audit", "expand", "evaluate",
@@ -45,14 +55,14 @@ def _relation_id(rel: Mapping[str, Any], ctx: Context) -> str:
 def expand(ctx: Context) -> List[Mapping[str, Any]]:
     """The transcription's relations with bulk kinds expanded; duplicate ids are refused."""
     out: List[Mapping[str, Any]] = []
-    for rel in ctx.tr.relations:
-        kind = rel.get("kind")
-        expander = EXPANDERS.get(kind) if isinstance(kind, str) else None
-        if expander is None:
-            out.append(rel)
-            continue
-        _relation_id(rel, ctx)
-        out.extend(expander(rel, ctx))
+    for raw in ctx.tr.relations:
+        if "each" in raw:
+            _relation_id(raw, ctx)
+            generated = expand_each(raw, ctx)
+        else:
+            generated = [raw]
+        for rel in generated:
+            out.extend(_expand_bulk(rel, ctx))
     seen, dupes = set(), set()
     for rel in out:
         rid = _relation_id(rel, ctx)
@@ -62,6 +72,18 @@ def expand(ctx: Context) -> List[Mapping[str, Any]]:
     if dupes:
         raise InputError(ctx.tr.path, f"duplicate relation ids: {', '.join(sorted(dupes))}")
     return out
+
+
+def _expand_bulk(rel: Mapping[str, Any], ctx: Context) -> List[Mapping[str, Any]]:
+    kind = rel.get("kind")
+    expander = EXPANDERS.get(kind) if isinstance(kind, str) else None
+    if expander is None:
+        return [rel]
+    _relation_id(rel, ctx)
+    generated = expander(rel, ctx)
+    if "review" in rel:  # a review of a bulk relation applies to every cell it expands into
+        generated = [dict(g, review=rel["review"]) for g in generated]
+    return generated
 
 
 def evaluate(rel: Mapping[str, Any], ctx: Context) -> Result:

@@ -6,7 +6,7 @@ Verdicts follow the tolerance rule of :mod:`nclue.paper_audit.evaluator`.
 
 from typing import Any, List, Mapping
 
-from ..evaluator import COMPARISONS, Evaluator, compare_verdict, equal_verdict, half_width
+from ..evaluator import Evaluator, compare_verdict, equal_verdict, half_width, is_comparison
 from ..printed import fmt
 from .base import Context, Result, inputs
 
@@ -28,7 +28,7 @@ def evaluate_compare(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Res
     """``left op right`` with ``op`` one of ``< <= > >=``."""
     left, right = ev(rel.get("left")), ev(rel.get("right"))
     op = rel.get("op")
-    if op not in COMPARISONS:
+    if not is_comparison(op):
         raise ctx.error(rel, "op must be one of < <= > >=")
     verdict = compare_verdict(left, op, right)
     return Result(inputs=inputs(ctx.values, left.refs + right.refs), verdict=verdict,

@@ -31,12 +31,14 @@ class Result:
     detail: str = ""
     note: str = ""
     where: str = ""
+    review: str = ""  # the reviewer's one-line explanation of a FAIL, read against the paper
 
     def as_dict(self) -> Dict[str, Any]:
         return {"id": self.rid, "kind": self.kind, "category": self.category,
                 "verdict": self.verdict, "inputs": [list(i) for i in self.inputs],
                 "expected": self.expected, "got": self.got, "tolerance": self.tolerance,
-                "detail": self.detail, "note": self.note, "where": self.where}
+                "detail": self.detail, "note": self.note, "where": self.where,
+                "review": self.review}
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,9 @@ class Context:
     def base(self, rel: Mapping[str, Any]) -> Dict[str, str]:
         """The fields of a Result that come straight from the relation."""
         out = {"rid": rel["id"], "kind": rel["kind"], "category": rel.get("category", rel["kind"]),
-               "note": rel.get("note", ""), "where": rel.get("where", "")}
-        for key in ("category", "note", "where"):
+               "note": rel.get("note", ""), "where": rel.get("where", ""),
+               "review": rel.get("review", "")}
+        for key in ("category", "note", "where", "review"):
             if not isinstance(out[key], str):
                 raise self.error(rel, f"{key} must be a string")
         return out

@@ -8,6 +8,18 @@ A percentage ``v`` over ``N`` whole items must equal ``100 k / N`` for some whol
 ``count`` relations go further: they choose one feasible ``k`` per reported percentage and ask
 whether some choice makes a linear combination of the ``k`` (a gap, a sum of slices) round to the
 printed result. Count relations are ``EXACT`` or ``FAIL`` (whole numbers leave no rounding slack).
+
+Informativeness
+---------------
+A GRIM-style check can only fail when the printed precision is finer than the count grid: the
+values ``k / N`` are ``scale / N`` apart, the rounding interval of a value printed to ``d``
+decimals is ``10^-d`` wide, so when ``10^-d * N / |scale| >= 1`` every printed value (inside the
+admissible range) contains some ``k / N`` and the check cannot fail (N = 1,000 queries at one
+decimal of a percentage: ``0.1 * 1000 / 100 = 1``). Such a check is reported ``NOT_INFORMATIVE``
+instead of ``EXACT``, and counted separately. A ``count`` relation is ``NOT_INFORMATIVE`` when every
+percentage in it (inputs and result) is uninformative in this sense: each printed value then maps
+to its whole count(s) and the relation tests nothing that the printed-value arithmetic does not.
+A check that fails is reported ``FAIL`` whatever its informativeness.
 """
 
 import itertools
@@ -15,11 +27,12 @@ import math
 from fractions import Fraction
 from typing import Any, List, Mapping, Optional
 
-from ..evaluator import EXACT, FAIL, Evaluator
+from ..evaluator import EXACT, FAIL, NOT_INFORMATIVE, Evaluator
 from ..printed import Printed, fmt
 from .base import Context, Result, exact_number, inputs
 
 MAX_COMBINATIONS = 200000
+MAX_FEASIBLE = 1000000  # more whole counts than this inside one rounding interval is not a GRIM check
 
 
 def feasible_counts(v: Printed, n: int, scale: Fraction = Fraction(100),
@@ -43,6 +56,18 @@ def feasible_counts(v: Printed, n: int, scale: Fraction = Fraction(100),
     return list(range(first, last + 1))
 
 
+def grid_width(v: Printed, n: int, scale: Fraction = Fraction(100)) -> Fraction:
+    """Width of ``v``'s rounding interval in units of one whole count out of ``n``:
+    ``2 * half * n / |scale|``; a GRIM check of ``v`` cannot fail when it is at least 1."""
+    return 2 * v.half * n / abs(scale)
+
+
+def _check_width(width: Fraction, rel: Mapping[str, Any], ctx: Context) -> None:
+    if width > MAX_FEASIBLE:
+        raise ctx.error(rel, f"N is too large for a whole-count check ({fmt(width, 0)} counts "
+                             f"fit one rounding interval)")
+
+
 def _whole(raw: Any, default: Optional[int], rel: Mapping[str, Any], ctx: Context, what: str) -> Optional[int]:
     if raw is None:
         return default
@@ -61,8 +86,10 @@ def evaluate_grim(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Result
         raise ctx.error(rel, "scale must not be zero")
     kmin = _whole(rel.get("kmin"), 0, rel, ctx, "kmin")
     kmax = _whole(rel.get("kmax"), None, rel, ctx, "kmax")
+    width = grid_width(v, n, scale)
+    _check_width(width, rel, ctx)
     ks = feasible_counts(v, n, scale, offset, kmin, kmax)
-    verdict = EXACT if ks else FAIL
+    verdict = FAIL if not ks else (NOT_INFORMATIVE if width >= 1 else EXACT)
     # nearest representable values, to show what the count allows
     centre = (v.value - offset) * n / scale
     near = sorted({math.floor(centre), math.ceil(centre)})
@@ -70,7 +97,14 @@ def evaluate_grim(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Result
                       for k in (ks or near))
     return Result(inputs=inputs(ctx.values, [v.vid]), verdict=verdict, expected=v.text,
                   got=(f"k in {ks}" if ks else "no whole k"),
-                  tolerance=fmt(v.half), detail=f"N={n}; {shown}", **ctx.base(rel))
+                  tolerance=fmt(v.half), detail=f"N={n}; {shown}; {_width_text(width)}",
+                  **ctx.base(rel))
+
+
+def _width_text(width: Fraction) -> str:
+    if width >= 1:
+        return f"cannot fail: the rounding interval spans {fmt(width, 3)} whole counts (>= 1)"
+    return f"informative: the rounding interval spans {fmt(width, 3)} of a whole count (< 1)"
 
 
 def evaluate_count(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Result:
@@ -94,6 +128,7 @@ def evaluate_count(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Resul
     options: List[List[int]] = []
     refs: List[str] = []
     detail_parts = []
+    widths: List[Fraction] = []
     for name in names:
         spec = variables[name]
         if not isinstance(spec, dict):
@@ -107,7 +142,12 @@ def evaluate_count(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Resul
             continue
         v = ev.value(spec.get("value"))
         n = ctx.count(spec.get("n"), rel, ev)
-        ks = feasible_counts(v, n, exact_number(spec.get("scale"), 100, rel, ctx, "scale"))
+        vscale = exact_number(spec.get("scale"), 100, rel, ctx, "scale")
+        if vscale == 0:
+            raise ctx.error(rel, "scale must not be zero")
+        widths.append(grid_width(v, n, vscale))
+        _check_width(widths[-1], rel, ctx)
+        ks = feasible_counts(v, n, vscale)
         refs.append(v.vid)
         options.append(ks)
         detail_parts.append(f"{name}: {v.text} of {n} -> k in {ks}")
@@ -122,6 +162,9 @@ def evaluate_count(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Resul
         refs.append(rv.vid)
         target_n = ctx.count(result.get("n"), rel, ev)
         rscale = exact_number(result.get("scale"), 100, rel, ctx, "scale")
+        if rscale == 0:
+            raise ctx.error(rel, "scale must not be zero")
+        widths.append(grid_width(rv, target_n, rscale))
         expected_text = rv.text
     size = 1
     for o in options:
@@ -143,7 +186,7 @@ def evaluate_count(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Resul
     if any(not o for o in options):
         verdict, got = FAIL, "a percentage has no whole count (GRIM)"
     elif matches:
-        verdict = EXACT
+        verdict = NOT_INFORMATIVE if widths and all(w >= 1 for w in widths) else EXACT
         first = matches[0]
         total = sum(coefficient.get(n, 0) * first[n] for n in names)
         got = (f"{fmt(total)}" if target_n is None
@@ -154,6 +197,8 @@ def evaluate_count(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Resul
     detail = "; ".join(detail_parts)
     if matches:
         detail += f"; matching choice {matches[0]}"
+    if widths:
+        detail += "; " + _width_text(min(widths))
     return Result(inputs=inputs(ctx.values, refs), verdict=verdict, expected=expected_text,
                   got=got, tolerance="0 (whole counts)", detail=detail, **ctx.base(rel))
 
