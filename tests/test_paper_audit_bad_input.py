@@ -29,7 +29,8 @@ def valid_document():
              "columns": [{"id": "s"}, {"id": "h", "kind": "measure"}],
              "rows": [{"id": "a", "label": "A", "cells": {"s": "26.8", "h": {"s": "57.2", "kind": "measure"}},
                        "words": {"dir": "same"}},
-                      {"id": "b", "label": "B", "cells": {"s": "26.8", "h": "57.2"}}]},
+                      {"id": "b", "label": "B", "cells": {"s": "26.8", "h": "57.2"},
+                       "lists": {"sub": ["x", "y; z"]}}]},
             {"id": "U", "columns": [{"id": "s"}, {"id": "h"}],
              "rows": [{"id": "a", "label": "A", "cells": {"s": "26.8", "h": "57.2"}}]},
         ],
@@ -56,6 +57,9 @@ def valid_document():
             {"id": "tcells", "kind": "tally", "expected": "p.two", "cells": ["T.a.s", "T.b.s"],
              "condition": {"op": ">", "than": 0}},
             {"id": "twords", "kind": "tally", "expected": 1, "words": ["T.a.dir"], "condition": {"is": "same"}},
+            {"id": "titems", "kind": "tally", "expected": "p.two", "items": ["T.b.sub"]},
+            {"id": "tfilled", "kind": "tally", "expected": "p.two", "filled": "T.a", "of": ["s", "h"]},
+            {"id": "chains", "kind": "order", "op": "<=", "chains": [["T.a.s", "T.a.h"], {"chain": ["T.b.s", "T.b.h"]}]},
             {"id": "q", "kind": "quantified", "quantifier": "all",
              "items": {"each": {"r": ["a", "b"]}, "left": "T.{r}.s", "op": "<", "right": "T.{r}.h"}},
             {"id": "qo", "kind": "quantified", "quantifier": "only", "only": ["0"],
@@ -148,19 +152,21 @@ class CommandLine(unittest.TestCase):
 
     def test_wrongly_typed_fields_exit_2_with_one_line(self):
         doc = valid_document()
+        at = {rel["id"]: i for i, rel in enumerate(doc["relations"])}
         cases = {
             "cells": replaced(doc, ("tables", 0, "rows", 0, "cells"), ["26.8"]),
             "printed number": replaced(doc, ("prose", 0, "s"), 1000),
             "columns": replaced(doc, ("tables", 0, "columns"), "s, h"),
-            "relation": replaced(doc, ("relations", 0), "eq"),
-            "op": replaced(doc, ("relations", 1, "op"), 3),
-            "n": replaced(doc, ("relations", 2, "n"), "1000"),
-            "values": replaced(doc, ("relations", 7, "values"), "T.a.s"),
-            "weights": replaced(doc, ("relations", 9, "weights"), [1]),
-            "each": replaced(doc, ("relations", 13, "items", "each"), {"r": "a"}),
-            "quantifier": replaced(doc, ("relations", 13, "quantifier"), "most"),
-            "word": replaced(doc, ("relations", 18, "word"), ["same"]),
-            "review": replaced(doc, ("relations", 7, "review"), 5),
+            "relation": replaced(doc, ("relations", at["eq"]), "eq"),
+            "op": replaced(doc, ("relations", at["cmp"], "op"), 3),
+            "n": replaced(doc, ("relations", at["grim"], "n"), "1000"),
+            "values": replaced(doc, ("relations", at["same"], "values"), "T.a.s"),
+            "weights": replaced(doc, ("relations", at["agg"], "weights"), [1]),
+            "each": replaced(doc, ("relations", at["q"], "items", "each"), {"r": "a"}),
+            "quantifier": replaced(doc, ("relations", at["q"], "quantifier"), "most"),
+            "word": replaced(doc, ("relations", at["sgn"], "word"), ["same"]),
+            "review": replaced(doc, ("relations", at["same"], "review"), 5),
+            "lists": replaced(doc, ("tables", 0, "rows", 1, "lists", "sub"), "x; y"),
             "malformed JSON": None,
         }
         for name, bad in cases.items():

@@ -184,6 +184,30 @@ class Tally(unittest.TestCase):
         ])
         self.assertEqual(verdicts(doc), {"three": EXACT, "four": WITHIN, "five": FAIL, "listed": EXACT})
 
+    def test_list_entries_and_filled_cells(self):
+        doc = self.doc([])
+        # a two-level taxonomy 'of 2 top-level classes, each divided into 3 sub-classes'; the
+        # first row prints only two entries
+        doc["tables"].append({"id": "M8", "columns": [{"id": "sub"}], "rows": [
+            {"id": "cs", "label": "CS", "cells": {}, "lists": {"sub": ["Bibliography", "Quotations"]}},
+            {"id": "sci", "label": "Science", "cells": {}, "lists": {"sub": ["Physics", "Chemistry", "Life sciences; biology"]}}]})
+        # a gold with pages for 3 conditions, a subset with 2 (a dash in the paper is no cell)
+        doc["tables"].append({"id": "S6", "columns": [{"id": "grade"}, {"id": "c1"}, {"id": "c2"}, {"id": "c3"}], "rows": [
+            {"id": "gold", "label": "Gold", "cells": {"grade": "3", "c1": "2", "c2": "19", "c3": "60"}},
+            {"id": "sub2", "label": "Subset", "cells": {"grade": "2", "c2": "28", "c3": "47"}}]})
+        doc["relations"] = [
+            {"id": "each_three", "kind": "tally", "expected": "p.three", "each": {"row": ["cs", "sci"]},
+             "items": ["M8.{row}.sub"]},
+            {"id": "total", "kind": "tally", "expected": "p.five", "items": ["M8.cs.sub", "M8.sci.sub"]},
+            {"id": "grade", "kind": "tally", "expected": "S6.{row}.grade", "each": {"row": ["gold", "sub2"]},
+             "filled": "S6.{row}", "of": ["c1", "c2", "c3"]},
+            # counting every column, the grade cell itself is counted too: 4 != 3 -> FAIL
+            {"id": "all_columns", "kind": "tally", "expected": "S6.gold.grade", "filled": "S6.gold"},
+        ]
+        # cs: 2 entries, not 3 -> FAIL; sci: 3 (an entry may hold a semicolon) -> EXACT; 2 + 3 = 5
+        self.assertEqual(verdicts(doc), {"each_three.cs": FAIL, "each_three.sci": EXACT, "total": EXACT,
+                                         "grade.gold": EXACT, "grade.sub2": EXACT, "all_columns": FAIL})
+
     def test_words(self):
         doc = self.doc([{"id": "flips", "kind": "tally", "expected": "p.two",
                          "words": ["T7.r1.dir", "T7.r2.dir", "T7.r3.dir"], "condition": {"is": "flip"}}])
@@ -260,6 +284,20 @@ class OrderingAndBounds(unittest.TestCase):
         self.assertEqual(verdicts(doc), {"score_le_hit.a": EXACT, "score_le_hit.b": FAIL,
                                          "hc_monotone.naive": EXACT, "hc_monotone.bad": FAIL,
                                          "increasing": WITHIN})
+
+    def test_several_chains_in_one_relation(self):
+        doc = paper(tables=[("T3", ["score", "hit"], [("a", ["26.8", "57.2"]), ("b", ["60.0", "57.2"]),
+                                                     ("c", ["9.6", "21.8"])])],
+                    relations=[
+            # one relation for the whole table: a and c hold, b does not -> FAIL
+            {"id": "all_rows", "kind": "order", "op": "<=",
+             "chains": {"each": {"row": ["a", "b", "c"]}, "chain": ["T3.{row}.score", "T3.{row}.hit"]}},
+            {"id": "two_rows", "kind": "order", "op": "<=",
+             "chains": [["T3.a.score", "T3.a.hit"], {"chain": ["T3.c.score", "T3.c.hit"]}]},
+        ])
+        results = audit(doc)
+        self.assertEqual({k: r.verdict for k, r in results.items()}, {"all_rows": FAIL, "two_rows": EXACT})
+        self.assertEqual(results["all_rows"].got, "2/3 steps hold")
 
     def test_oracle_bound(self):
         doc = paper({"oracle": "44.41", "low": "30.00", "n": "28.83", "s": "35.24", "l": "22.11"}, relations=[

@@ -25,6 +25,8 @@ class Transcription:
 
     ``words`` holds printed words of table rows (``"T7.page_agg.direction" -> "flip"``): a
     direction column or a yes/no mark that a relation compares with the numbers beside it.
+    ``lists`` holds printed lists of table rows (``"M8.cs.sub" -> ("Bibliography", ...)``): the
+    entries of a cell that a prose count ("ten sub-classes each") is about.
     """
 
     path: str
@@ -36,6 +38,7 @@ class Transcription:
     release_map: Tuple[Mapping[str, Any], ...]
     not_transcribed: Tuple[Mapping[str, Any], ...]
     words: Mapping[str, str]
+    lists: Mapping[str, Tuple[str, ...]]
 
 
 class _Reader:
@@ -110,7 +113,7 @@ def _check_kind(reader: _Reader, kind: Any, where: str) -> None:
 
 
 def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Printed],
-                 words: Dict[str, str]) -> Dict[str, Mapping[str, Any]]:
+                 words: Dict[str, str], lists: Dict[str, Tuple[str, ...]]) -> Dict[str, Mapping[str, Any]]:
     tables: Dict[str, Mapping[str, Any]] = {}
     for t_index, raw_table in enumerate(reader.items(doc, "tables")):
         where = f"tables[{t_index}]"
@@ -158,6 +161,14 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
                 if not isinstance(word, str) or not word.strip():
                     raise reader.fail(f"{rwhere} words.{name}", f"must be a non-empty string, got {_type(word)}")
                 words[f"{tid}.{rid}.{name}"] = word
+            row_lists = reader.obj(row.get("lists", {}), f"{rwhere} lists")
+            for name, entries in row_lists.items():
+                if not isinstance(name, str) or not _ID.match(name):
+                    raise reader.fail(f"{rwhere} lists", f"list id {name!r} must use letters, digits, _ + - only")
+                if (not isinstance(entries, list) or not entries
+                        or not all(isinstance(e, str) and e.strip() for e in entries)):
+                    raise reader.fail(f"{rwhere} lists.{name}", "must be a non-empty list of printed entries")
+                lists[f"{tid}.{rid}.{name}"] = tuple(entries)
         caption = table.get("caption", "")
         if not isinstance(caption, str):
             raise reader.fail(f"{where} caption", f"must be a string, got {_type(caption)}")
@@ -198,7 +209,8 @@ def transcription_from_document(doc: Any, path: PathLike) -> Transcription:
         raise InputError(path, f"paper id {doc['paper']!r} must use letters, digits, _ + - only")
     values: Dict[str, Printed] = {}
     words: Dict[str, str] = {}
-    tables = _load_tables(reader, doc, values, words)
+    lists: Dict[str, Tuple[str, ...]] = {}
+    tables = _load_tables(reader, doc, values, words, lists)
     _load_prose(reader, doc, values)
     relations = doc.get("relations", [])
     if not isinstance(relations, list):
@@ -214,4 +226,4 @@ def transcription_from_document(doc: Any, path: PathLike) -> Transcription:
     for index, entry in enumerate(not_transcribed):
         reader.obj(entry, f"not_transcribed[{index}]")
     return Transcription(str(path), doc["paper"], doc["seed"], values, tables, tuple(relations),
-                         tuple(release_map), tuple(not_transcribed), words)
+                         tuple(release_map), tuple(not_transcribed), words, lists)

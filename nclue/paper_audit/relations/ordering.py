@@ -1,6 +1,7 @@
 """Ordering and bound relations a paper implies without stating them as a sentence.
 
-- ``order``: a ``chain`` of expressions, each in relation ``op`` to the next: a score bounded by
+- ``order``: a ``chain`` of expressions (or several, ``chains``), each in relation ``op`` to the
+  next: a score bounded by
   its hit rate (n-Clue Score@10 <= Gold Hit@10, arXiv 2607.24165 sec. 3.1: a complete-first
   success needs a top-10 gold), coverage non-decreasing in k (HC@5 <= HC@10 <= HC@20 <= HC@100,
   Multi3IR eq. 5: the top-k sets are nested).
@@ -16,12 +17,12 @@ the worst verdict of its steps.
 """
 
 from fractions import Fraction
-from typing import Any, Mapping, Tuple
+from typing import Any, List, Mapping, Tuple
 
 from ..evaluator import EXACT, FAIL, WITHIN, Evaluated, Evaluator, compare_verdict, is_comparison, worst
 from ..printed import fmt
 from .base import Context, Result, inputs
-from .templates import expressions
+from .templates import expressions, listed
 
 SAME_WORDS = ("same",)
 FLIP_WORDS = ("flip", "opposite", "reversed")
@@ -36,25 +37,45 @@ def _op(rel: Mapping[str, Any], ctx: Context) -> str:
     return op
 
 
+def _chains(rel: Mapping[str, Any], ctx: Context) -> List[Tuple[str, List[Tuple[str, Any]]]]:
+    """``chain`` (one chain) or ``chains`` (a list of chains, or ``{"each": ..., "chain": [...]}``)."""
+    if ("chain" in rel) == ("chains" in rel):
+        raise ctx.error(rel, "order takes one of chain or chains")
+    if "chain" in rel:
+        raw = [("", rel["chain"])]
+    else:
+        raw = []
+        for label, item in listed(rel["chains"], rel, ctx, "chains"):
+            raw.append((label, item.get("chain") if isinstance(item, dict) else item))
+    out = []
+    for label, chain in raw:
+        exprs = expressions(chain, rel, ctx, "chain")
+        if len(exprs) < 2:
+            raise ctx.error(rel, "a chain needs at least two expressions")
+        out.append((label, exprs))
+    return out
+
+
 def evaluate_order(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Result:
     op = _op(rel, ctx)
-    chain = expressions(rel.get("chain"), rel, ctx, "chain")
-    if len(chain) < 2:
-        raise ctx.error(rel, "chain needs at least two expressions")
-    items = [ev(expr) for _, expr in chain]
-    labels = [label for label, _ in chain]
-    verdicts, misses = [], []
-    for i in range(len(items) - 1):
-        a, b = items[i], items[i + 1]
-        v = compare_verdict(a, op, b)
-        verdicts.append(v)
-        if v != EXACT:
-            misses.append(f"{labels[i]}={fmt(a.point)} {op} {labels[i + 1]}={fmt(b.point)} is {v}")
+    chains = _chains(rel, ctx)
+    verdicts, misses, refs, shown = [], [], [], []
+    for name, chain in chains:
+        items = [ev(expr) for _, expr in chain]
+        labels = [label for label, _ in chain]
+        refs += [r for i in items for r in i.refs]
+        for i in range(len(items) - 1):
+            a, b = items[i], items[i + 1]
+            v = compare_verdict(a, op, b)
+            verdicts.append(v)
+            if v != EXACT:
+                misses.append(f"{labels[i]}={fmt(a.point)} {op} {labels[i + 1]}={fmt(b.point)} is {v}")
+        shown.append((f"{name}: " if name else "") + f" {op} ".join(fmt(i.point) for i in items))
     verdict = worst(verdicts)
-    shown = f" {op} ".join(fmt(i.point) for i in items)
-    return Result(inputs=inputs(ctx.values, [r for i in items for r in i.refs]), verdict=verdict,
-                  expected=f"chain {op}", got=shown, tolerance="per step",
-                  detail="; ".join(misses) or "every step holds", **ctx.base(rel))
+    got = shown[0] if len(shown) == 1 else f"{sum(v == EXACT for v in verdicts)}/{len(verdicts)} steps hold"
+    return Result(inputs=inputs(ctx.values, refs), verdict=verdict,
+                  expected=f"chain {op}" if len(chains) == 1 else f"{len(chains)} chains {op}", got=got,
+                  tolerance="per step", detail="; ".join(misses) or "every step holds", **ctx.base(rel))
 
 
 def evaluate_bound(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Result:

@@ -7,7 +7,10 @@ sentence's count is compared with what the tables show, counted one of four ways
 - ``"columns": T`` (optionally ``"exclude"``): the columns of table T;
 - ``"cells": [expressions]`` with an optional ``"condition": {"op": "<", "than": 0}``: how many of
   the cells satisfy it ("three of five lower it");
-- ``"words": [word ids]`` with ``"condition": {"is": "flip"}``: how many printed words equal a word.
+- ``"words": [word ids]`` with ``"condition": {"is": "flip"}``: how many printed words equal a word;
+- ``"items": [list ids]``: how many entries the printed lists hold ("ten sub-classes each");
+- ``"filled": "T.row"`` (optionally ``"of": [column ids]``): how many cells of a row are printed
+  (a dash in the paper is an absent cell: "the grade-2 subset retains two conditions").
 
 A structural count is exact, so the verdict is EXACT or FAIL. A count of cells satisfying a
 condition can depend on rounding (a printed ``0.0`` may be slightly negative): EXACT when the count
@@ -22,7 +25,7 @@ from ..printed import fmt
 from .base import Context, Result, inputs
 from .templates import expressions
 
-WAYS = ("rows", "columns", "cells", "words")
+WAYS = ("rows", "columns", "cells", "words", "items", "filled")
 
 
 def _exclude(rel: Mapping[str, Any], ctx: Context, known: List[str]) -> List[str]:
@@ -73,6 +76,32 @@ def _count_words(rel: Mapping[str, Any], ctx: Context) -> Tuple[int, str]:
     return len(hits), f"{where['is']!r}: {', '.join(hits) or 'none'}"
 
 
+def _count_items(rel: Mapping[str, Any], ctx: Context) -> Tuple[int, str]:
+    raw = rel.get("items")
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, str) for x in raw):
+        raise ctx.error(rel, "items must be a non-empty list of list ids")
+    for x in raw:
+        if x not in ctx.tr.lists:
+            raise ctx.error(rel, f"unknown list {x!r}")
+    sizes = [len(ctx.tr.lists[x]) for x in raw]
+    return sum(sizes), "entries of " + ", ".join(f"{x} ({n})" for x, n in zip(raw, sizes))
+
+
+def _count_filled(rel: Mapping[str, Any], ctx: Context) -> Tuple[int, str]:
+    raw = rel.get("filled")
+    if not isinstance(raw, str) or raw.count(".") != 1:
+        raise ctx.error(rel, "filled names one row as 'table.row'")
+    tid, rid = raw.split(".")
+    if tid not in ctx.tr.tables or rid not in ctx.tr.tables[tid]["rows"]:
+        raise ctx.error(rel, f"unknown row {raw!r}")
+    columns = ctx.tr.tables[tid]["columns"]
+    of = rel.get("of", columns)
+    if not isinstance(of, list) or not of or not all(isinstance(c, str) and c in columns for c in of):
+        raise ctx.error(rel, f"of must list columns of table {tid}")
+    present = [c for c in of if f"{raw}.{c}" in ctx.values]
+    return len(present), f"printed cells of {raw}: {', '.join(present) or 'none'}"
+
+
 def evaluate_tally(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Result:
     ways = [w for w in WAYS if w in rel]
     if len(ways) != 1:
@@ -89,7 +118,8 @@ def evaluate_tally(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Resul
     elif way == "cells":
         n, low, high, refs, detail = _count_cells(rel, ctx, ev)
     else:
-        n, detail = _count_words(rel, ctx)
+        counter = {"words": _count_words, "items": _count_items, "filled": _count_filled}[way]
+        n, detail = counter(rel, ctx)
         low = high = n
     expected = ev.exact_count(rel.get("expected"), "tally")
     refs += list(ev(rel.get("expected")).refs)
