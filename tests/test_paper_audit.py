@@ -413,6 +413,14 @@ class SeedReread(unittest.TestCase):
                 if i + 1 < len(found):
                     end = min(end, found[i + 1][1])
                 segment = norm(seed[at:end])
+                # printed words (a direction column) and list entries (sub-classes) of the row
+                for name, word in row.get("words", {}).items():
+                    if word not in seed[at:end]:
+                        problems.append(f"table {table['id']} row {row['id']} word {name}: {word!r} not in row")
+                for name, entries in row.get("lists", {}).items():
+                    for entry in entries:
+                        if entry not in seed[at:end]:
+                            problems.append(f"table {table['id']} row {row['id']} list {name}: {entry!r} not in row")
                 for cid, value in row["cells"].items():
                     text = norm(value["s"] if isinstance(value, dict) else value)
                     if not re.search(r"(?<!\d)(?<!\d\.)" + re.escape(text) + r"(?!\d)(?!\.\d)", segment):
