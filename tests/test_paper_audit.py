@@ -446,6 +446,25 @@ class SeedReread(unittest.TestCase):
         self.assertEqual(self.check_document(self.nclue, self.nclue_seed), [])
         self.assertEqual(self.check_document(self.m3, self.m3_seed), [])
 
+    def test_lists_and_words_are_complete(self):
+        # Multi3IR Table 8: every sub-class of a row is transcribed, in order (the tally of
+        # sub-classes depends on it); 'Life sciences; biology' is one Dewey class (570)
+        lines = self.m3_seed.split("\n")
+        start = lines.index("Top-level class\tSub-class")
+        m8 = next(t for t in self.m3["tables"] if t["id"] == "M8")
+        self.assertEqual(len(m8["rows"]), 10)
+        for row, line in zip(m8["rows"], lines[start + 1: start + 11]):
+            label, printed = line.split("\t")
+            self.assertEqual(row["label"], label)
+            self.assertEqual("; ".join(row["lists"]["sub"]), printed)
+        self.assertEqual([len(r["lists"]["sub"]) for r in m8["rows"]], [9] + [10] * 9)
+        # n-Clue Table 7: the Direction word is the last cell of each markdown row
+        t7 = next(t for t in self.nclue["tables"] if t["id"] == "T7")
+        for row in t7["rows"]:
+            line = next(l for l in self.nclue_seed.split("\n")
+                        if l.startswith("| " + row["label"] + " |") and l.count("|") == 5)
+            self.assertEqual(row["words"]["direction"], line.split("|")[4].strip())
+
     def test_typo_would_be_caught(self):
         doc = json.loads(json.dumps(self.nclue))
         t3 = next(t for t in doc["tables"] if t["id"] == "T3")
@@ -459,6 +478,13 @@ class SeedReread(unittest.TestCase):
         cells["score"], cells["hit"] = cells["hit"], cells["score"]
         problems = self.check_document(doc, self.nclue_seed)
         self.assertEqual(len(problems), 1, problems)
+        # a wrong direction word or list entry is caught as well
+        doc = json.loads(json.dumps(self.nclue))
+        next(t for t in doc["tables"] if t["id"] == "T7")["rows"][0]["words"]["direction"] = "same"
+        self.assertEqual(len(self.check_document(doc, self.nclue_seed)), 1)
+        doc = json.loads(json.dumps(self.m3))
+        next(t for t in doc["tables"] if t["id"] == "M8")["rows"][0]["lists"]["sub"][1] = "Bibliographies"
+        self.assertEqual(len(self.check_document(doc, self.m3_seed)), 1)
 
 
 class ReleaseMapping(unittest.TestCase):

@@ -18,7 +18,7 @@ SLICES = ("all", "n=2", "n=3", "lmin<=30", "lmin>100", "dplus<=25", "dplus>50")
 
 
 def slice_qids(release: Any, name: Optional[str]) -> Optional[List[str]]:
-    """Query ids of a named slice (n-Clue paper, Table 6); None means all queries.
+    """Query ids of a named slice (n-Clue paper, arXiv 2607.24165, Table 6); None means all queries.
 
     n=2 / n=3: condition count. lmin: page count of the query's shortest gold (queries without a
     gold belong to no length slice). dplus: number of nonzero qrels of the query.
@@ -50,8 +50,9 @@ def slice_qids(release: Any, name: Optional[str]) -> Optional[List[str]]:
 def resolve_release_folder(path: PathLike) -> Path:
     """Our layout (``queries.jsonl`` in PATH) or the original n-Clue release (``PATH/data/v1``).
 
-    Supplement 13 of the n-Clue paper places CrossPage under ``data/v1/`` (queries, compact qrels,
-    corpus metadata, top-10 rankings); that folder is read with the nclue release format.
+    Supplement 13 of the n-Clue paper (arXiv 2607.24165) places CrossPage under ``data/v1/``
+    (queries, compact qrels, corpus metadata, top-10 rankings); that folder is read with the nclue
+    release format.
     """
     folder = Path(path)
     for candidate in (folder, folder / "data" / "v1"):

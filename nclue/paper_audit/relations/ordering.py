@@ -8,8 +8,8 @@
 - ``bound``: one expression (an oracle, an upper bound) in relation ``op`` to every expression of
   ``over`` (the methods it bounds).
 - ``sign``: a printed direction word against the signs of the numbers beside it: ``"same"`` /
-  ``"flip"`` for two values (Table 7 of the n-Clue paper), ``"positive"`` / ``"negative"`` (or
-  ``"+"`` / ``"-"``) for one.
+  ``"flip"`` for two values (Table 7 of the n-Clue paper, arXiv 2607.24165), ``"positive"`` /
+  ``"negative"`` (or ``"+"`` / ``"-"``) for one.
 
 Each step is judged by the comparison rule (EXACT at the printed values, WITHIN_ROUNDING when only
 unrounded values inside the rounding intervals make it hold, FAIL otherwise); the relation takes
