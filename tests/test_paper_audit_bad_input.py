@@ -139,6 +139,27 @@ class Systematic(unittest.TestCase):
         self.assertEqual(unexpected, [])
 
 
+    def test_an_unknown_field_anywhere_is_refused(self):
+        # a misspelt field ("weight" for "weights") would otherwise silently change the check
+        doc = valid_document()
+        accepted = []
+        for where, obj in list(paths(doc)):
+            if not isinstance(obj, dict):
+                continue
+            target = json.loads(json.dumps(doc))
+            node = target
+            for step in where:
+                node = node[step]
+            node["zz_misspelt"] = 1
+            try:
+                audit_document(target)
+            except InputError as exc:
+                self.assertIn("toy.json", str(exc))
+                continue
+            accepted.append("/".join(map(str, where)) or "(document)")
+        self.assertEqual(accepted, [])
+
+
 class CommandLine(unittest.TestCase):
     def run_cli(self, text):
         with tempfile.TemporaryDirectory() as tmp:
@@ -167,6 +188,9 @@ class CommandLine(unittest.TestCase):
             "word": replaced(doc, ("relations", at["sgn"], "word"), ["same"]),
             "review": replaced(doc, ("relations", at["same"], "review"), 5),
             "lists": replaced(doc, ("tables", 0, "rows", 1, "lists", "sub"), "x; y"),
+            "misspelt field": replaced(doc, ("relations", at["agg"], "weight"), [1, 1]),
+            "misspelt table field": replaced(doc, ("tables", 0, "colums"), []),
+            "unknown column in a bulk relation": replaced(doc, ("relations", at["gt"], "columns", "hh"), 1000),
             "malformed JSON": None,
         }
         for name, bad in cases.items():

@@ -17,6 +17,20 @@ from .printed import Printed, parse_printed
 
 SCHEMA = "nclue.paper-transcription/1"
 _ID = re.compile(r"^[A-Za-z0-9_+\-]+$")
+#: The fields each part of a transcription may have (anything else is refused, so a misspelt
+#: field cannot silently drop a value).
+FIELDS = {
+    "document": ("schema", "paper", "title", "seed", "tables", "prose", "relations", "release_map",
+                 "not_transcribed"),
+    "table": ("id", "caption", "kind", "seed_layout", "seed_anchor", "labels_in_seed", "note",
+              "columns", "rows"),
+    "column": ("id", "kind", "label", "note"),
+    "row": ("id", "label", "kind", "cells", "words", "lists", "group", "note"),
+    "cell": ("s", "kind"),
+    "prose": ("id", "s", "kind", "context", "section", "printed_word", "note"),
+    "release_map": ("value", "run", "measure", "slice", "scale"),
+    "not_transcribed": ("id", "reason"),
+}
 
 
 @dataclass(frozen=True)
@@ -50,9 +64,14 @@ class _Reader:
     def fail(self, where: str, problem: str) -> InputError:
         return InputError(self.path, f"{where}: {problem}" if where else problem)
 
-    def obj(self, value: Any, where: str) -> Dict[str, Any]:
+    def obj(self, value: Any, where: str, part: Optional[str] = None) -> Dict[str, Any]:
+        """``value`` as an object; with ``part``, one holding only the fields of that part."""
         if not isinstance(value, dict):
             raise self.fail(where, f"must be an object, got {_type(value)}")
+        if part is not None:
+            unknown = sorted(str(k) for k in value if k not in FIELDS[part])
+            if unknown:
+                raise self.fail(where, f"unknown field {unknown[0]!r} (known: {', '.join(FIELDS[part])})")
         return value
 
     def items(self, doc: Mapping[str, Any], key: str, where: str = "") -> List[Any]:
@@ -98,6 +117,7 @@ def _join(where: str, key: str) -> str:
 
 def _cell(reader: _Reader, raw: Any, vid: str, default_kind: Optional[str], where: str) -> Printed:
     if isinstance(raw, dict):
+        reader.obj(raw, where, "cell")
         text = reader.text(raw, "s", where)
         kind = raw.get("kind", default_kind)
         _check_kind(reader, kind, where)
@@ -117,7 +137,7 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
     tables: Dict[str, Mapping[str, Any]] = {}
     for t_index, raw_table in enumerate(reader.items(doc, "tables")):
         where = f"tables[{t_index}]"
-        table = reader.obj(raw_table, where)
+        table = reader.obj(raw_table, where, "table")
         tid = reader.ident(table, where, "table")
         where = f"table {tid}"
         if tid in tables:
@@ -129,7 +149,7 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
         col_ids: List[str] = []
         col_kind: Dict[str, Optional[str]] = {}
         for c_index, raw_col in enumerate(columns):
-            col = reader.obj(raw_col, f"{where} columns[{c_index}]")
+            col = reader.obj(raw_col, f"{where} columns[{c_index}]", "column")
             cid = reader.ident(col, f"{where} columns[{c_index}]", f"table {tid} column")
             if cid in col_kind:
                 raise reader.fail(where, f"duplicate column id {cid!r}")
@@ -138,7 +158,7 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
             col_kind[cid] = col.get("kind", table.get("kind"))
         row_ids: List[str] = []
         for r_index, raw_row in enumerate(reader.items(table, "rows", where)):
-            row = reader.obj(raw_row, f"{where} rows[{r_index}]")
+            row = reader.obj(raw_row, f"{where} rows[{r_index}]", "row")
             rid = reader.ident(row, f"{where} rows[{r_index}]", f"table {tid} row")
             if rid in row_ids:
                 raise reader.fail(where, f"duplicate row id {rid!r}")
@@ -179,7 +199,7 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
 def _load_prose(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Printed]) -> None:
     for index, raw in enumerate(reader.items(doc, "prose")):
         where = f"prose[{index}]"
-        item = reader.obj(raw, where)
+        item = reader.obj(raw, where, "prose")
         pid = reader.ident(item, where, "prose")
         vid = f"p.{pid}"
         if vid in values:
@@ -202,6 +222,7 @@ def transcription_from_document(doc: Any, path: PathLike) -> Transcription:
     reader = _Reader(path)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(path, f"not a paper transcription (expected schema {SCHEMA!r})")
+    reader.obj(doc, "", "document")
     for key in ("paper", "seed"):
         if not isinstance(doc.get(key), str) or not doc[key]:
             raise InputError(path, f"missing field {key!r}")
@@ -221,9 +242,9 @@ def transcription_from_document(doc: Any, path: PathLike) -> Transcription:
     if not isinstance(release_map, list):
         raise InputError(path, "release_map must be a list")
     for index, entry in enumerate(release_map):
-        reader.obj(entry, f"release_map[{index}]")
+        reader.obj(entry, f"release_map[{index}]", "release_map")
     not_transcribed = reader.items(doc, "not_transcribed")
     for index, entry in enumerate(not_transcribed):
-        reader.obj(entry, f"not_transcribed[{index}]")
+        reader.obj(entry, f"not_transcribed[{index}]", "not_transcribed")
     return Transcription(str(path), doc["paper"], doc["seed"], values, tables, tuple(relations),
                          tuple(release_map), tuple(not_transcribed), words, lists)

@@ -5,7 +5,7 @@ Each kind is a pure function ``evaluate(rel, ctx, ev) -> Result`` registered by 
 field layout of every kind is documented in ``claims/papers/README.md``.
 """
 
-from typing import Any, Callable, Dict, List, Mapping
+from typing import Any, Callable, Dict, List, Mapping, Tuple
 
 from ...errors import InputError
 from ...formats import dumps_canonical
@@ -41,7 +41,28 @@ EXPANDERS: Dict[str, Expand] = {
     "same_table": copies.expand_same_table,
 }
 
-__all__ = ["KINDS", "EXPANDERS", "Context", "Result", "audit", "expand", "evaluate",
+#: Fields every relation may have, and the fields of each kind (anything else is refused).
+COMMON_FIELDS = ("id", "kind", "category", "note", "where", "review")
+FIELDS: Dict[str, Tuple[str, ...]] = {
+    "equal": ("got", "expected"),
+    "compare": ("left", "op", "right"),
+    "grim": ("value", "n", "scale", "offset", "kmin", "kmax"),
+    "count": ("vars", "combine", "result"),
+    "count_marked": ("cells", "marker", "expected"),
+    "same": ("values",),
+    "aggregate": ("whole", "parts", "weights"),
+    "tally": ("expected", "rows", "columns", "cells", "words", "items", "filled", "exclude", "condition", "of"),
+    "quantified": ("quantifier", "items", "only", "claim", "over", "strict"),
+    "order": ("op", "chain", "chains"),
+    "bound": ("bound", "op", "over"),
+    "sign": ("values", "word", "printed"),
+    "design": ("planned", "reported", "op"),
+    "grim_table": ("table", "columns", "rows"),
+    "equal_table": ("a", "b", "rows", "columns"),
+    "same_table": ("a", "b", "rows", "columns"),
+}
+
+__all__ = ["KINDS", "EXPANDERS", "FIELDS", "COMMON_FIELDS", "Context", "Result", "audit", "expand", "evaluate",
            "feasible_counts"]
 
 
@@ -52,10 +73,20 @@ def _relation_id(rel: Mapping[str, Any], ctx: Context) -> str:
     return rid
 
 
+def _check_fields(rel: Mapping[str, Any], ctx: Context) -> None:
+    rid = _relation_id(rel, ctx)
+    kind = rel.get("kind")
+    if not isinstance(kind, str) or kind not in FIELDS:
+        raise InputError(ctx.tr.path, f"relation {rid}: unknown kind {kind!r} "
+                                      f"(known: {', '.join(sorted(FIELDS))})")
+    ctx.known(rel, COMMON_FIELDS + ("each",) + FIELDS[kind], rel, kind)
+
+
 def expand(ctx: Context) -> List[Mapping[str, Any]]:
     """The transcription's relations with bulk kinds expanded; duplicate ids are refused."""
     out: List[Mapping[str, Any]] = []
     for raw in ctx.tr.relations:
+        _check_fields(raw, ctx)
         if "each" in raw:
             _relation_id(raw, ctx)
             generated = expand_each(raw, ctx)

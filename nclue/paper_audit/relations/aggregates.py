@@ -69,6 +69,7 @@ def _weights(rel: Mapping[str, Any], ctx: Context, ev: Evaluator, n: int
     shown = []
     for item in raw:
         if isinstance(item, dict) and "between" in item:
+            ctx.known(item, ("between",), rel, "weight")
             pair = item["between"]
             if not isinstance(pair, list) or len(pair) != 2:
                 raise ctx.error(rel, "between takes [lowest, highest]")

@@ -49,9 +49,13 @@ def _str_map(rel: Mapping[str, Any], ctx: Context, key: str) -> Mapping[str, str
 def expand_equal_table(rel: Mapping[str, Any], ctx: Context) -> List[Mapping[str, Any]]:
     """One ``equal`` per cell of table ``a`` against the same cell of table ``b``."""
     a = ctx.table(rel, "a")
-    ctx.table(rel, "b")
+    b = ctx.table(rel, "b")
     colmap = _str_map(rel, ctx, "columns") or {c: c for c in a["columns"]}
     rowmap = _str_map(rel, ctx, "rows") or {r: r for r in a["rows"]}
+    ctx.ids_of(rel, "rows", rowmap.keys(), a["rows"])
+    ctx.ids_of(rel, "rows", rowmap.values(), b["rows"])
+    ctx.ids_of(rel, "columns", colmap.keys(), a["columns"])
+    ctx.ids_of(rel, "columns", colmap.values(), b["columns"])
     out = []
     for ra, rb in rowmap.items():
         for ca, cb in colmap.items():

@@ -73,6 +73,13 @@ class Context:
             raise self.error(rel, f"unknown table {tid!r}")
         return self.tr.tables[tid]
 
+    def ids_of(self, rel: Mapping[str, Any], key: str, ids: Iterable[Any], known: Iterable[str]) -> None:
+        """Refuse a row or column id that the table does not have (it would silently match no cell)."""
+        known = list(known)
+        for i in ids:
+            if i not in known:
+                raise self.error(rel, f"{key}: {i!r} is not an id of the table (known: {', '.join(known)})")
+
     def count(self, raw: Any, rel: Mapping[str, Any], ev: Evaluator, zero_ok: bool = False) -> int:
         """A whole count given as a JSON integer or as an exact expression (``N``)."""
         if isinstance(raw, int) and not isinstance(raw, bool):
@@ -88,6 +95,13 @@ class Context:
 
     def describe(self, rel: Mapping[str, Any]) -> str:
         return dumps_canonical(rel)[:80]
+
+    def known(self, obj: Mapping[str, Any], allowed: Iterable[str], rel: Mapping[str, Any], what: str) -> None:
+        """Refuse a key ``obj`` may not have (a misspelt ``weight`` would silently mean "no weights")."""
+        allowed = tuple(allowed)
+        unknown = sorted(str(k) for k in obj if k not in allowed)
+        if unknown:
+            raise self.error(rel, f"{what}: unknown field {unknown[0]!r} (known: {', '.join(allowed)})")
 
 
 def inputs(values: Mapping[str, Printed], refs: Iterable[str]) -> Tuple[Tuple[str, str], ...]:

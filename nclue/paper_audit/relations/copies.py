@@ -24,6 +24,7 @@ from .base import Context, Result, exact_number, inputs
 def _print(raw: Any, rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Tuple[str, Fraction, Fraction]:
     """(value id, value, half-unit) of one print, after its exact rescaling."""
     if isinstance(raw, dict):
+        ctx.known(raw, ("value", "scale"), rel, "a print")
         vid = raw.get("value")
         scale = exact_number(raw.get("scale"), 1, rel, ctx, "scale")
         if scale == 0:
@@ -65,7 +66,7 @@ def evaluate_same(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Result
 def expand_same_table(rel: Mapping[str, Any], ctx: Context) -> List[Mapping[str, Any]]:
     """One ``same`` per cell: table ``b`` reprints table ``a`` (optional ``rows`` / ``columns`` maps)."""
     a = ctx.table(rel, "a")
-    ctx.table(rel, "b")
+    b = ctx.table(rel, "b")
     maps = []
     for key, default in (("rows", a["rows"]), ("columns", a["columns"])):
         raw = rel.get(key)
@@ -76,6 +77,10 @@ def expand_same_table(rel: Mapping[str, Any], ctx: Context) -> List[Mapping[str,
         else:
             raise ctx.error(rel, f"{key} must map ids of table a to ids of table b")
     rowmap, colmap = maps
+    ctx.ids_of(rel, "rows", rowmap.keys(), a["rows"])
+    ctx.ids_of(rel, "rows", rowmap.values(), b["rows"])
+    ctx.ids_of(rel, "columns", colmap.keys(), a["columns"])
+    ctx.ids_of(rel, "columns", colmap.values(), b["columns"])
     out = []
     for ra, rb in rowmap.items():
         for ca, cb in colmap.items():

@@ -133,6 +133,7 @@ def evaluate_count(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Resul
         spec = variables[name]
         if not isinstance(spec, dict):
             raise ctx.error(rel, f"variable {name!r} must be an object")
+        ctx.known(spec, ("count",) if "count" in spec else ("value", "n", "scale"), rel, f"variable {name!r}")
         if "count" in spec:
             k = ctx.count(spec["count"], rel, ev, zero_ok=True)
             options.append([k])
@@ -151,6 +152,7 @@ def evaluate_count(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Resul
         refs.append(v.vid)
         options.append(ks)
         detail_parts.append(f"{name}: {v.text} of {n} -> k in {ks}")
+    ctx.known(result, ("count",) if "count" in result else ("value", "n", "scale"), rel, "result")
     if "count" in result:
         target_n = None
         target_count = ctx.count(result["count"], rel, ev, zero_ok=True)
@@ -226,6 +228,8 @@ def expand_grim_table(rel: Mapping[str, Any], ctx: Context) -> List[Mapping[str,
     rows = rel.get("rows", table["rows"])
     if not isinstance(rows, list) or not all(isinstance(r, str) for r in rows):
         raise ctx.error(rel, "rows must be a list of row ids")
+    ctx.ids_of(rel, "rows", rows, table["rows"])
+    ctx.ids_of(rel, "columns", columns, table["columns"])
     out = []
     for rid in rows:
         for cid, n in columns.items():

@@ -46,7 +46,10 @@ def _chains(rel: Mapping[str, Any], ctx: Context) -> List[Tuple[str, List[Tuple[
     else:
         raw = []
         for label, item in listed(rel["chains"], rel, ctx, "chains"):
-            raw.append((label, item.get("chain") if isinstance(item, dict) else item))
+            if isinstance(item, dict):
+                ctx.known(item, ("chain", "label"), rel, f"chains item {label}")
+                item = item.get("chain")
+            raw.append((label, item))
     out = []
     for label, chain in raw:
         exprs = expressions(chain, rel, ctx, "chain")

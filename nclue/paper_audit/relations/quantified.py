@@ -43,6 +43,7 @@ def _items(rel: Mapping[str, Any], ctx: Context) -> List[Tuple[str, Any, str, An
     for label, item in listed(rel.get("items"), rel, ctx, "items"):
         if not isinstance(item, dict) or not is_comparison(item.get("op")):
             raise ctx.error(rel, f"item {label}: needs left, op (< <= > >=) and right")
+        ctx.known(item, ("label", "left", "op", "right"), rel, f"item {label}")
         out.append((label, item.get("left"), item["op"], item.get("right")))
     return out
 

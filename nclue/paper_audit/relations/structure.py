@@ -45,6 +45,7 @@ def _count_cells(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -> Tuple[i
         return len(cells), len(cells), len(cells), [r for _, e in cells for r in ev(e).refs], "cells listed"
     if not isinstance(where, dict) or not is_comparison(where.get("op")) or "than" not in where:
         raise ctx.error(rel, "condition must be {\"op\": one of < <= > >=, \"than\": expression}")
+    ctx.known(where, ("op", "than"), rel, "condition")
     than = ev(where["than"])
     at_print = surely = possibly = 0
     refs: List[str] = list(than.refs)
@@ -69,6 +70,7 @@ def _count_words(rel: Mapping[str, Any], ctx: Context) -> Tuple[int, str]:
         raise ctx.error(rel, "words must be a non-empty list of word ids")
     if not isinstance(where, dict) or not isinstance(where.get("is"), str):
         raise ctx.error(rel, "counting words needs condition: {\"is\": word}")
+    ctx.known(where, ("is",), rel, "condition")
     for w in raw:
         if w not in ctx.tr.words:
             raise ctx.error(rel, f"unknown word {w!r}")

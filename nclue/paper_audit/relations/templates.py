@@ -99,6 +99,7 @@ def expressions(raw: Any, rel: Mapping[str, Any], ctx: Context, what: str) -> Li
     out = []
     for label, item in listed(raw, rel, ctx, what):
         if isinstance(item, dict) and "value" in item:
+            ctx.known(item, ("value", "label"), rel, f"{what} item {label}")
             expr = item["value"]
         else:
             expr = item
