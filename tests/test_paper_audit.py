@@ -297,6 +297,63 @@ class FrozenVerdicts(unittest.TestCase):
             self.assertEqual(len(pa.verify_frozen_verdicts(root)[1]), 3)
 
 
+class NewFindingsByHand(unittest.TestCase):
+    """The FAILs the new relation kinds find in the two papers, each re-derived by hand here from
+    the printed cells (the frozen-verdict test only compares the tool with its own past output)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.results = {}
+        for name in ("nclue", "multi3ir"):
+            tr = pa.load_transcription(REPO / "claims" / "papers" / f"{name}.json")
+            cls.results.update({r.rid: r for r in pa.audit(tr)})
+
+    def verdict(self, rid):
+        return self.results[rid].verdict
+
+    def test_multi3ir(self):
+        # Table 7, SPIN m=5 quartiles 78.3, 67.4, 58.8, 53.6: even giving the two lowest quartiles
+        # 263 queries and the two highest 237, the mean over the rounding intervals is at least
+        # (237*78.25 + 237*67.35 + 263*58.75 + 263*53.55) / 1000 = 64.04 > 63.45 (Table 4's 63.4)
+        self.assertEqual(self.verdict("M7.quartiles_vs_all.spin5"), pa.FAIL)
+        # the Naive quartiles average (69.6 + 50.0 + 44.4 + 29.2) / 4 = 48.3 ~ 48.28: consistent
+        self.assertEqual(self.verdict("M7.quartiles_vs_all.naive"), pa.EXACT)
+        # Table 8's Computer science row lists 9 sub-classes, the text says 10 for each class
+        self.assertEqual(self.verdict("A.subclasses_each.cs"), pa.FAIL)
+        self.assertEqual(self.verdict("A.subclasses_each.science"), pa.EXACT)
+        # Table 10 has six category rows besides the total; the text has five categories
+        self.assertEqual(self.verdict("M10.categories_vs_design"), pa.FAIL)
+        # 12.5K retained test documents (>= 12,450) against 9.1K judged (<= 9,150)
+        self.assertEqual(self.verdict("M13.exclusive_n_vs_test_docs"), pa.FAIL)
+        # 5 x (30 + 960) x 4 = 19,800 > 5.0K (<= 5,050) perspective judgments
+        self.assertEqual(self.verdict("B4.annotated_perspectives"), pa.FAIL)
+        # 4.98 (Table 1) and 4.97 (Table 10) at the same precision
+        self.assertEqual(self.verdict("M1.subq_vs_T10"), pa.FAIL)
+        # GME-Qwen2 LLM-Expansion 25.84 is not below naive 21.81
+        self.assertEqual(self.verdict("M2.llm_below_naive_hc10"), pa.FAIL)
+        # Thinking's precision 0.95 > Instruct's 0.93 (fully only); GPT's recall 0.93 > 0.79
+        self.assertEqual(self.verdict("M11.instruct_best_precision"), pa.FAIL)
+        self.assertEqual(self.verdict("M11.instruct_best_recall"), pa.FAIL)
+        # fully+partially: 0.78*0.35/0.79 = .346 (at most .785*.355/.785 = .355) for Instruct
+        # against 0.70*0.71/0.93 = .534 (at least .695*.705/.935 = .524) for GPT-5-mini
+        self.assertEqual(self.verdict("M11.human_positives.part.inst_gpt"), pa.FAIL)
+        # ... and .85*.33/.76 = .369 (at least .845*.325/.765 = .359) for Thinking
+        self.assertEqual(self.verdict("M11.human_positives.part.inst_think"), pa.FAIL)
+
+    def test_nclue(self):
+        # Sec. 4.3 "lowers it for three of five", Table S5a: all five c3 cells are negative
+        self.assertEqual(self.verdict("S5a.c3_lowers_three_of_five"), pa.FAIL)
+        # Sec. 5: 1.9 points = .019; Table S5b: .020 (same precision after rescaling)
+        self.assertEqual(self.verdict("S5b.mask_range_vs_sec5.lo"), pa.FAIL)
+        self.assertEqual(self.verdict("S5b.mask_range_vs_sec5.hi"), pa.EXACT)  # 6.5 -> .065
+        # 190 two-condition and 110 three-condition pairs (710 - 600): 85.3% of 190 -> 162,
+        # 83.6% of 110 -> 92, 162 + 92 = 254 agreements
+        self.assertEqual(self.verdict("count.sec102.agree_by_n"), pa.EXACT)
+        # GRIM checks of percentages of 1,000 queries at one decimal cannot fail
+        self.assertEqual(self.verdict("grim.T3.hybrid.score"), pa.NOT_INFORMATIVE)
+        self.assertEqual(self.verdict("grim.T6.hybrid.n3_s"), pa.EXACT)  # N = 186 is informative
+
+
 # ------------------------------------------------------------------------------------------
 # The transcriptions, re-read from the seed text
 # ------------------------------------------------------------------------------------------
