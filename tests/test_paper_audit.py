@@ -5,6 +5,7 @@ Expected values are worked out by hand in the comments (never printed by the cod
 """
 
 import io
+import hashlib
 import json
 import re
 import tempfile
@@ -230,7 +231,7 @@ class Reports(unittest.TestCase):
             tr = pa.load_transcription(path)
             results = pa.audit(tr)
             self.assertEqual(pa.summary_line("toy", results),
-                             "paper audit toy: 3 relations: 2 EXACT, 0 WITHIN_ROUNDING, 1 FAIL")
+                             "paper audit toy: 3 relations: 1 FAIL, 0 WITHIN_ROUNDING, 2 EXACT, 0 NOT_INFORMATIVE")
             report = pa.report_json(tr, results)
             self.assertEqual([r["id"] for r in report["results"]], ["m_bad", "a_ok", "z_ok"])
             md = pa.report_markdown(tr, results)
@@ -279,13 +280,79 @@ class FrozenVerdicts(unittest.TestCase):
             (root / "audit" / "papers").mkdir(parents=True)
             (root / "claims" / "papers" / "toy.json").write_text(json.dumps(doc), encoding="utf-8")
             frozen = root / "audit" / "papers" / "toy.verdicts.json"
-            frozen.write_text(json.dumps({"verdicts": {"r1": "FAIL"}}), encoding="utf-8")
+            # the counts by verdict and kind are those of the fresh audit (1 EXACT equal), so
+            # only the flipped verdict itself is reported
+            counts = {"summary": {"FAIL": 0, "WITHIN_ROUNDING": 0, "EXACT": 1, "NOT_INFORMATIVE": 0},
+                      "fail_reviews": {}}
+            counts["by_kind"] = {"equal": counts["summary"]}
+            frozen.write_text(json.dumps({"verdicts": {"r1": "FAIL"}, **counts}), encoding="utf-8")
             checked, problems = pa.verify_frozen_verdicts(root)
             self.assertEqual(checked, 1)
             self.assertEqual(len(problems), 1)
             self.assertIn("r1 frozen FAIL, now EXACT", problems[0])
-            frozen.write_text(json.dumps({"verdicts": {"r1": "EXACT", "gone": "EXACT"}}), encoding="utf-8")
+            frozen.write_text(json.dumps({"verdicts": {"r1": "EXACT", "gone": "EXACT"}, **counts}),
+                              encoding="utf-8")
             self.assertEqual(len(pa.verify_frozen_verdicts(root)[1]), 1)
+            # a frozen file whose counts disagree with its verdicts is reported
+            frozen.write_text(json.dumps({"verdicts": {"r1": "EXACT"}}), encoding="utf-8")
+            self.assertEqual(len(pa.verify_frozen_verdicts(root)[1]), 3)
+
+
+class NewFindingsByHand(unittest.TestCase):
+    """The FAILs the new relation kinds find in the two papers, each re-derived by hand here from
+    the printed cells (the frozen-verdict test only compares the tool with its own past output)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.results = {}
+        for name in ("nclue", "multi3ir"):
+            tr = pa.load_transcription(REPO / "claims" / "papers" / f"{name}.json")
+            cls.results.update({r.rid: r for r in pa.audit(tr)})
+
+    def verdict(self, rid):
+        return self.results[rid].verdict
+
+    def test_multi3ir(self):
+        # Table 7, SPIN m=5 quartiles 78.3, 67.4, 58.8, 53.6: even giving the two lowest quartiles
+        # 263 queries and the two highest 237, the mean over the rounding intervals is at least
+        # (237*78.25 + 237*67.35 + 263*58.75 + 263*53.55) / 1000 = 64.04 > 63.45 (Table 4's 63.4)
+        self.assertEqual(self.verdict("M7.quartiles_vs_all.spin5"), pa.FAIL)
+        # the Naive quartiles average (69.6 + 50.0 + 44.4 + 29.2) / 4 = 48.3 ~ 48.28: consistent
+        self.assertEqual(self.verdict("M7.quartiles_vs_all.naive"), pa.EXACT)
+        # Table 8's Computer science row lists 9 sub-classes, the text says 10 for each class
+        self.assertEqual(self.verdict("A.subclasses_each.cs"), pa.FAIL)
+        self.assertEqual(self.verdict("A.subclasses_each.science"), pa.EXACT)
+        # Table 10 has six category rows besides the total; the text has five categories
+        self.assertEqual(self.verdict("M10.categories_vs_design"), pa.FAIL)
+        # 12.5K retained test documents (>= 12,450) against 9.1K judged (<= 9,150)
+        self.assertEqual(self.verdict("M13.exclusive_n_vs_test_docs"), pa.FAIL)
+        # 5 x (30 + 960) x 4 = 19,800 > 5.0K (<= 5,050) perspective judgments
+        self.assertEqual(self.verdict("B4.annotated_perspectives"), pa.FAIL)
+        # 4.98 (Table 1) and 4.97 (Table 10) at the same precision
+        self.assertEqual(self.verdict("M1.subq_vs_T10"), pa.FAIL)
+        # GME-Qwen2 LLM-Expansion 25.84 is not below naive 21.81
+        self.assertEqual(self.verdict("M2.llm_below_naive_hc10"), pa.FAIL)
+        # Thinking's precision 0.95 > Instruct's 0.93 (fully only); GPT's recall 0.93 > 0.79
+        self.assertEqual(self.verdict("M11.instruct_best_precision"), pa.FAIL)
+        self.assertEqual(self.verdict("M11.instruct_best_recall"), pa.FAIL)
+        # fully+partially: 0.78*0.35/0.79 = .346 (at most .785*.355/.785 = .355) for Instruct
+        # against 0.70*0.71/0.93 = .534 (at least .695*.705/.935 = .524) for GPT-5-mini
+        self.assertEqual(self.verdict("M11.human_positives.part.inst_gpt"), pa.FAIL)
+        # ... and .85*.33/.76 = .369 (at least .845*.325/.765 = .359) for Thinking
+        self.assertEqual(self.verdict("M11.human_positives.part.inst_think"), pa.FAIL)
+
+    def test_nclue(self):
+        # Sec. 4.3 "lowers it for three of five", Table S5a: all five c3 cells are negative
+        self.assertEqual(self.verdict("S5a.c3_lowers_three_of_five"), pa.FAIL)
+        # Sec. 5: 1.9 points = .019; Table S5b: .020 (same precision after rescaling)
+        self.assertEqual(self.verdict("S5b.mask_range_vs_sec5.lo"), pa.FAIL)
+        self.assertEqual(self.verdict("S5b.mask_range_vs_sec5.hi"), pa.EXACT)  # 6.5 -> .065
+        # 190 two-condition and 110 three-condition pairs (710 - 600): 85.3% of 190 -> 162,
+        # 83.6% of 110 -> 92, 162 + 92 = 254 agreements
+        self.assertEqual(self.verdict("count.sec102.agree_by_n"), pa.EXACT)
+        # GRIM checks of percentages of 1,000 queries at one decimal cannot fail
+        self.assertEqual(self.verdict("grim.T3.hybrid.score"), pa.NOT_INFORMATIVE)
+        self.assertEqual(self.verdict("grim.T6.hybrid.n3_s"), pa.EXACT)  # N = 186 is informative
 
 
 # ------------------------------------------------------------------------------------------
@@ -404,6 +471,14 @@ class SeedReread(unittest.TestCase):
                 if i + 1 < len(found):
                     end = min(end, found[i + 1][1])
                 segment = norm(seed[at:end])
+                # printed words (a direction column) and list entries (sub-classes) of the row
+                for name, word in row.get("words", {}).items():
+                    if word not in seed[at:end]:
+                        problems.append(f"table {table['id']} row {row['id']} word {name}: {word!r} not in row")
+                for name, entries in row.get("lists", {}).items():
+                    for entry in entries:
+                        if entry not in seed[at:end]:
+                            problems.append(f"table {table['id']} row {row['id']} list {name}: {entry!r} not in row")
                 for cid, value in row["cells"].items():
                     text = norm(value["s"] if isinstance(value, dict) else value)
                     if not re.search(r"(?<!\d)(?<!\d\.)" + re.escape(text) + r"(?!\d)(?!\.\d)", segment):
@@ -429,6 +504,25 @@ class SeedReread(unittest.TestCase):
         self.assertEqual(self.check_document(self.nclue, self.nclue_seed), [])
         self.assertEqual(self.check_document(self.m3, self.m3_seed), [])
 
+    def test_lists_and_words_are_complete(self):
+        # Multi3IR Table 8: every sub-class of a row is transcribed, in order (the tally of
+        # sub-classes depends on it); 'Life sciences; biology' is one Dewey class (570)
+        lines = self.m3_seed.split("\n")
+        start = lines.index("Top-level class\tSub-class")
+        m8 = next(t for t in self.m3["tables"] if t["id"] == "M8")
+        self.assertEqual(len(m8["rows"]), 10)
+        for row, line in zip(m8["rows"], lines[start + 1: start + 11]):
+            label, printed = line.split("\t")
+            self.assertEqual(row["label"], label)
+            self.assertEqual("; ".join(row["lists"]["sub"]), printed)
+        self.assertEqual([len(r["lists"]["sub"]) for r in m8["rows"]], [9] + [10] * 9)
+        # n-Clue Table 7: the Direction word is the last cell of each markdown row
+        t7 = next(t for t in self.nclue["tables"] if t["id"] == "T7")
+        for row in t7["rows"]:
+            line = next(l for l in self.nclue_seed.split("\n")
+                        if l.startswith("| " + row["label"] + " |") and l.count("|") == 5)
+            self.assertEqual(row["words"]["direction"], line.split("|")[4].strip())
+
     def test_typo_would_be_caught(self):
         doc = json.loads(json.dumps(self.nclue))
         t3 = next(t for t in doc["tables"] if t["id"] == "T3")
@@ -442,6 +536,13 @@ class SeedReread(unittest.TestCase):
         cells["score"], cells["hit"] = cells["hit"], cells["score"]
         problems = self.check_document(doc, self.nclue_seed)
         self.assertEqual(len(problems), 1, problems)
+        # a wrong direction word or list entry is caught as well
+        doc = json.loads(json.dumps(self.nclue))
+        next(t for t in doc["tables"] if t["id"] == "T7")["rows"][0]["words"]["direction"] = "same"
+        self.assertEqual(len(self.check_document(doc, self.nclue_seed)), 1)
+        doc = json.loads(json.dumps(self.m3))
+        next(t for t in doc["tables"] if t["id"] == "M8")["rows"][0]["lists"]["sub"][1] = "Bibliographies"
+        self.assertEqual(len(self.check_document(doc, self.m3_seed)), 1)
 
 
 class ReleaseMapping(unittest.TestCase):
@@ -494,9 +595,12 @@ class ReleaseMapping(unittest.TestCase):
             out = pa.reproduce_from_release(tr, root / "rel")
             self.assertEqual([o["status"] for o in out],
                              ["reproduced", "reproduced", "not_reproduced", "reproduced", "reproduced", "no_input"])
-            # runs/index.json maps an id to its file
-            (root / "rel" / "runs" / "index.json").write_text(
-                json.dumps({"runs": [{"id": "indexed", "file": "toy.jsonl"}]}), encoding="utf-8")
+            # runs/index.json (read through RunIndex: sha256 checked) maps each id to its file;
+            # with an index, runs are looked up there only
+            sha = hashlib.sha256((root / "rel" / "runs" / "toy.jsonl").read_bytes()).hexdigest()
+            (root / "rel" / "runs" / "index.json").write_text(json.dumps({"runs": [
+                {"id": "indexed", "file": "toy.jsonl", "sha256": sha},
+                {"id": "toy", "file": "toy.jsonl", "sha256": sha}]}), encoding="utf-8")
             doc["release_map"] = doc["release_map"][:1] + [{"value": "p.s", "run": "indexed", "measure": "nclue_score@10"}]
             path.write_text(json.dumps(doc), encoding="utf-8")
             tr2 = pa.load_transcription(path)

@@ -1,7 +1,7 @@
 """``nclue audit-paper``: check a paper's printed numbers against each other, counts, and data.
 
-See :mod:`nclue.paper_audit` for the rounding and count rules and ``claims/papers/README.md``
-for the transcription layout.
+See :mod:`nclue.paper_audit` (tolerance rule: :mod:`nclue.paper_audit.evaluator`; relation kinds:
+:mod:`nclue.paper_audit.relations`) and ``claims/papers/README.md`` for the transcription layout.
 """
 
 import argparse
@@ -13,12 +13,17 @@ from ..formats import dumps_canonical, write_json_atomic, write_text_atomic
 
 DESCRIPTION = """\
 Audit a paper's reported numbers from a hand-made transcription (claims/papers/<paper>.json):
-every relation declared there (sums, differences, cross-references, prose ranges, ratios,
-percentages, GRIM-style whole-count checks) is evaluated rounding-aware and reported as EXACT,
-WITHIN_ROUNDING or FAIL, FAIL lines first. Tolerance: every printed input contributes half a unit
-in its last printed place (counts are exact); the result's half-unit is added. With --release,
-every table value the transcription maps to a run is recomputed from that release
-(reproduced / not reproduced / no input)."""
+every relation declared there is evaluated rounding-aware and reported FAIL, WITHIN_ROUNDING,
+EXACT or NOT_INFORMATIVE, FAIL lines first, with the counts by relation kind. Kinds: sums,
+differences, ratios and percentages (equal, compare); one quantity printed twice (same,
+same_table: no rounding slack); breakdowns against their whole (aggregate); prose counts against
+table structure (tally); quantified sentences against every cell (quantified); implied orderings
+and bounds (order, bound, sign); design counts (design); whole-count checks (grim, count,
+count_marked), NOT_INFORMATIVE when they could not fail for their N and precision. Tolerance:
+every printed input contributes half a unit in its last printed place (counts are exact); the
+result's half-unit is added. With --release, every table value the transcription maps to a run is
+recomputed from that release (reproduced / not reproduced / no input). A malformed transcription
+ends with one line naming the file and the problem (exit status 2)."""
 
 
 def add_parser(subparsers: Any) -> None:
