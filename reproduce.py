@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # verification writes nothing inside the repository, not even caches
 ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
