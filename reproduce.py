@@ -23,14 +23,28 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+if ROOT.name == "data" and (ROOT.parent / "bagit.txt").is_file():
+    sys.dont_write_bytecode = True  # inside a BagIt bag: __pycache__ would be unlisted payload
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from nclue.errors import InputError, NclueError  # noqa: E402
-from nclue import verification  # noqa: E402
+try:
+    from nclue.errors import InputError, NclueError  # noqa: E402
+    from nclue import outputs, verification  # noqa: E402
+except KeyboardInterrupt:  # Ctrl-C while starting: no traceback either
+    print("reproduce: interrupted", file=sys.stderr, flush=True)
+    sys.exit(130)
 
 
 def main(argv=None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C: one line, exit 130 (workers stop with us: nclue.workers)
+        print("reproduce: interrupted", file=sys.stderr, flush=True)
+        return 130
+
+
+def _main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     modes = parser.add_mutually_exclusive_group()
     modes.add_argument("--write", action="store_true",
@@ -47,6 +61,8 @@ def main(argv=None) -> int:
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
     started = time.perf_counter()
+    outputs.clean_repository_temporaries(  # left by a killed run: removed, or reported
+        ROOT, report=lambda line: print(f"reproduce: {line}", file=sys.stderr, flush=True))
     try:
         mode = "freeze" if args.freeze else "write" if args.write else "verify"
         summary = verification.reproduce(ROOT, mode=mode, only=args.release,
