@@ -297,13 +297,11 @@ def write_folder(target: Path, name: str, payload: List[PayloadFile], tags: Dict
         raise
 
 
-def make_bag(root: Path, out: str) -> Dict[str, object]:
-    """Write a bag of ``root``'s release to ``out`` (``.tar``, ``.tar.gz``/``.tgz``, else a
-    folder that must not exist or be empty). Returns a summary (name, files, bytes, sha256 of
-    the tar). The caller verifies the repository first (see ``nclue archive``)."""
+def check_target(root: Path, out: str) -> None:
+    """Refuse an unusable bag target before any work: an unsafe file (:mod:`nclue.outputs`), a
+    folder that is not empty, or a place inside the payload being archived."""
     root = Path(root)
-    tar = is_tar_name(out)
-    if tar:
+    if is_tar_name(out):
         check_output(out, [root], allow_stdout=False, what="archive")
     else:
         check_output_dir(out, [root], what="bag folder")
@@ -315,6 +313,15 @@ def make_bag(root: Path, out: str) -> Dict[str, object]:
         if os.path.lexists(root / entry) and (resolved == source or
                                               resolved.is_relative_to(source)):
             raise InputError(out, f"refusing to write the bag inside its own payload ({entry})")
+
+
+def make_bag(root: Path, out: str) -> Dict[str, object]:
+    """Write a bag of ``root``'s release to ``out`` (``.tar``, ``.tar.gz``/``.tgz``, else a
+    folder that must not exist or be empty). Returns a summary (name, files, bytes, sha256 of
+    the tar). The caller verifies the repository first (see ``nclue archive``)."""
+    root = Path(root)
+    check_target(root, out)
+    tar = is_tar_name(out)
     name = bag_name_for(out)
     payload = payload_files(root)
     tags = tag_files(name, payload, root)

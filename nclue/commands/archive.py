@@ -33,13 +33,14 @@ def add_parser(subparsers) -> None:
 
 
 def run_archive(args) -> int:
-    from ..bag import make_bag
+    from ..bag import check_target, make_bag
     from ..errors import InputError
     from ..integrity import verify_manifest_coverage, verify_sha256sums
 
     root = Path(args.root)
     if not (root / "SHA256SUMS").is_file():
         raise InputError(root / "SHA256SUMS", "missing: not a repository root with a release")
+    check_target(root, args.out)
     checked, problems = verify_sha256sums(root)
     problems += verify_manifest_coverage(root)
     if problems:
