@@ -21,13 +21,16 @@ EXAMPLE = ROOT / "data" / "example"
 PRELOAD = """
 import os, sys
 from pathlib import Path
-from nclue.report import ReleaseContext, RunEntry
+from nclue.context import ReleaseContext
+from nclue.run_index import RunEntry, RunIndex
 release = Path(sys.argv[1])
 ctx = ReleaseContext(release)
-for number, run_id in enumerate(sorted(ctx.index)):
+entries = {}
+for number, run_id in enumerate(ctx.index):
     fifo = release / "runs" / f"fifo{number}.jsonl"
     os.mkfifo(fifo)
-    ctx.index[run_id] = RunEntry(run_id, fifo.name, f"{number:064d}", {})
+    entries[run_id] = RunEntry(run_id, fifo.name, f"{number:064d}", {})
+ctx.index = RunIndex(ctx.index.layout, entries)
 try:
     print("parsing", flush=True)
     ctx.preload(2)
