@@ -16,7 +16,6 @@ import json
 import math
 import os
 import zlib
-from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Tuple, Union
 
 from .errors import InputError

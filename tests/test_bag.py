@@ -3,7 +3,6 @@ reproduce.py working inside the extracted payload."""
 
 import hashlib
 import io
-import os
 import shutil
 import subprocess
 import sys

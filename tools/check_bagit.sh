@@ -2,7 +2,8 @@
 # Dev check (not a test; needs the network once): the bag written by `nclue archive` validates
 # with the reference BagIt implementation, the `bagit` package of the Library of Congress,
 # installed in its own virtual environment (.venv-bagit, git-ignored; never imported by nclue).
-# Also checks that bagit.py rejects a tampered copy, so that this check can fail.
+# Also runs reproduce.py inside the extracted payload (the bag must stay valid) and checks that
+# bagit.py rejects a tampered copy, so that this check can fail.
 #   bash tools/check_bagit.sh            # prints the record kept in bench/results/bagit_check.txt
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,10 @@ bag = bagit.Bag("nclue-v1")
 bag.validate()
 print("valid:", bag.is_valid(), "| payload files:", len(list(bag.payload_files())),
       "| Payload-Oxum:", bag.info["Payload-Oxum"], "| BagIt", bag.version)')
+echo "\$ cd nclue-v1/data && python -I -S reproduce.py    # last 2 lines"
+(cd "$work/x/nclue-v1/data" && "$PY" -I -S reproduce.py 2>/dev/null | tail -n 2)
+echo "\$ bagit.py --quiet --validate nclue-v1    # after reproduce.py ran inside it"
+(cd "$work/x" && "$VENV/bin/bagit.py" --quiet --validate nclue-v1 2>&1 && echo "valid")
 echo "\$ (change one payload byte, same size) bagit.py --quiet --validate nclue-v1"
 "$PY" -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[10] ^= 1; open(p, "wb").write(b)' \
   "$work/x/nclue-v1/data/data/example/queries.jsonl"
