@@ -57,6 +57,8 @@ def run_score(args) -> int:
     run = load_run(args.run, release, ties=args.ties, fmt=args.format)
     if args.measures or args.per_query:
         result = api.score(release, run, args.measures, k=args.k)
+        for note in release_notes(release):  # stderr: stdout may be a per-query table
+            print(f"nclue: note: {note}", file=sys.stderr)
         if args.per_query:
             print_per_query(result, args.per_query)
             return 0
