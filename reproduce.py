@@ -22,16 +22,28 @@ import sys
 import time
 from pathlib import Path
 
-sys.dont_write_bytecode = True  # verification writes nothing inside the repository, not even caches
-ROOT = Path(__file__).resolve().parent
+sys.dont_write_bytecode = True  # verification writes nothing inside the repository (nor a bag's
+ROOT = Path(__file__).resolve().parent  # payload), not even bytecode caches
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from nclue.errors import InputError, NclueError  # noqa: E402
-from nclue import verification  # noqa: E402
+try:
+    from nclue.errors import InputError, NclueError  # noqa: E402
+    from nclue import outputs, verification  # noqa: E402
+except KeyboardInterrupt:  # Ctrl-C while starting: no traceback either
+    print("reproduce: interrupted", file=sys.stderr, flush=True)
+    sys.exit(130)
 
 
 def main(argv=None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C: one line, exit 130 (workers stop with us: nclue.workers)
+        print("reproduce: interrupted", file=sys.stderr, flush=True)
+        return 130
+
+
+def _main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     modes = parser.add_mutually_exclusive_group()
     modes.add_argument("--write", action="store_true",
@@ -48,8 +60,11 @@ def main(argv=None) -> int:
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
     started = time.perf_counter()
+    mode = "freeze" if args.freeze else "write" if args.write else "verify"
+    outputs.clean_repository_temporaries(  # left by a killed run: reported; removed when writing
+        ROOT, report=lambda line: print(f"reproduce: {line}", file=sys.stderr, flush=True),
+        remove=mode != "verify")
     try:
-        mode = "freeze" if args.freeze else "write" if args.write else "verify"
         summary = verification.reproduce(ROOT, mode=mode, only=args.release,
                                          log=lambda line: print(line, flush=True), jobs=args.jobs,
                                          progress=lambda line: print(line, file=sys.stderr, flush=True))

@@ -2,6 +2,10 @@
 
 import sys
 
-from .cli import main
+try:
+    from .cli import main
+except KeyboardInterrupt:  # Ctrl-C while importing: no traceback either
+    print("nclue: interrupted", file=sys.stderr)
+    sys.exit(130)
 
 sys.exit(main())

@@ -7,7 +7,6 @@ rank cutoff ``k`` and the tie rule, and caches, per distinct run file: the parse
 per-query outcomes at each cutoff, and the per-query vectors of every measure asked for.
 """
 
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -21,6 +20,7 @@ from .metrics import QueryOutcome, aggregate, outcomes, per_query_from_outcomes,
 from .release import Release, gold_families, load_release
 from .run_index import RunEntry, RunIndex
 from .runs import Run, checked_against, load_run
+from .workers import worker_pool
 
 Vector = Dict[str, float]
 
@@ -83,7 +83,7 @@ class ReleaseContext:
                    if sha not in self._parsed}
         if jobs > 1 and len(pending) > 1:
             try:
-                pool = ProcessPoolExecutor(max_workers=jobs)
+                pool = worker_pool(jobs)  # workers die with this process; Ctrl-C stops them
             except (OSError, NotImplementedError, ImportError):  # e.g. no working semaphores
                 pool = None
             if pool is not None:

@@ -1,9 +1,12 @@
 """File formats and deterministic I/O.
 
 Reading: JSON Lines (plain or gzip) with one clear :class:`~nclue.errors.InputError` per problem,
-naming the file and the 1-based line. Writing: canonical JSON (sorted keys, no NaN), gzip with
-mtime 0 and no stored file name, and atomic replacement (write a temporary file in the target
-folder, then ``os.replace``) so that a failure never leaves half-written output.
+naming the file and the 1-based line. Line files are streamed once (:func:`iter_lines`: gzip is
+decompressed chunk by chunk, so memory follows the parsed content, not the file twice over); a
+byte order mark (UTF-8 or UTF-16) is refused by name, invalid UTF-8 names its line.
+Writing: canonical JSON (sorted keys, no NaN), gzip with mtime 0 and no stored file name, and
+atomic replacement through :mod:`nclue.outputs` (a temporary file in the target folder, then
+``os.replace``; unsafe targets refused) so that a failure never leaves half-written output.
 """
 
 import gzip
@@ -12,16 +15,19 @@ import io
 import json
 import math
 import os
-import tempfile
 import zlib
-from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Tuple, Union
 
 from .errors import InputError
+from .outputs import write_output
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20  # bytes read (and at most decompressed) per step
+_BOMS = ((b"\xef\xbb\xbf", "a UTF-8 byte order mark (BOM); save it as UTF-8 without BOM"),
+         (b"\xff\xfe", "a UTF-16 byte order mark (little-endian); nclue reads UTF-8"),
+         (b"\xfe\xff", "a UTF-16 byte order mark (big-endian); nclue reads UTF-8"))
 
 
 def _reject_constant(name: str) -> float:
@@ -45,14 +51,35 @@ def dumps_canonical(obj: Any, indent: Union[int, None] = None) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, allow_nan=False, indent=indent)
 
 
-def read_bytes(path: PathLike) -> bytes:
-    """Read a file, decompressing gzip (detected by magic bytes); damage is an InputError."""
+def _open(path: PathLike):
     try:
-        raw = Path(path).read_bytes()
+        return open(path, "rb")
     except FileNotFoundError:
         raise InputError(path, "file not found") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a file") from None
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror}") from None
+
+
+def _read(handle: Any, path: PathLike, size: int = _CHUNK) -> bytes:
+    try:
+        return handle.read(size)
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror}") from None
+
+
+def check_bom(data: bytes, path: PathLike) -> None:
+    """Refuse text that starts with a byte order mark, naming it (line 1)."""
+    for mark, name in _BOMS:
+        if data.startswith(mark):
+            raise InputError(path, f"the file starts with {name}", 1)
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """Read a file, decompressing gzip (detected by magic bytes); damage is an InputError."""
+    with _open(path) as handle:
+        raw = _read(handle, path, -1)
     if raw[:2] != _GZIP_MAGIC:
         return raw
     try:
@@ -62,8 +89,9 @@ def read_bytes(path: PathLike) -> bytes:
 
 
 def read_text(path: PathLike) -> str:
-    """Read UTF-8 text (gzip transparently); invalid UTF-8 is an InputError."""
+    """Read UTF-8 text (gzip transparently); a BOM or invalid UTF-8 is an InputError."""
     data = read_bytes(path)
+    check_bom(data, path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -71,20 +99,106 @@ def read_text(path: PathLike) -> str:
         raise InputError(path, "invalid UTF-8", line) from None
 
 
+def _gunzip(first: bytes, handle: Any, path: PathLike) -> Iterator[bytes]:
+    """Decompress a gzip stream (several members allowed) chunk by chunk."""
+    decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pending = first
+    while True:
+        if decoder.eof:  # another member, zero padding, or garbage after the stream
+            while len(pending) < 2:
+                more = _read(handle, path)
+                if not more:
+                    break
+                pending += more
+            if not pending.strip(b"\x00"):
+                if not _read(handle, path):
+                    return
+                raise InputError(path, "damaged gzip data (bytes after the end of the stream)")
+            if pending[:2] != _GZIP_MAGIC:
+                raise InputError(path, "damaged gzip data (bytes after the end of the stream)")
+            decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        if not pending:
+            pending = _read(handle, path)
+            if not pending:
+                raise InputError(path, "damaged gzip data (the file ends inside the stream)")
+        try:
+            out = decoder.decompress(pending, _CHUNK)
+        except zlib.error as exc:
+            raise InputError(path, f"damaged gzip data ({exc})") from None
+        pending = decoder.unused_data if decoder.eof else decoder.unconsumed_tail
+        if out:
+            yield out
+
+
+def _chunks(path: PathLike) -> Iterator[bytes]:
+    """The file's bytes (decompressed when gzip), in chunks, read once."""
+    with _open(path) as handle:
+        first = _read(handle, path)
+        while 0 < len(first) < 2:  # a pipe may deliver one byte first
+            more = _read(handle, path)
+            if not more:
+                break
+            first += more
+        if first[:2] == _GZIP_MAGIC:
+            yield from _gunzip(first, handle, path)
+            return
+        while first:
+            yield first
+            first = _read(handle, path)
+
+
+def iter_lines(path: PathLike) -> Iterator[Tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line of a UTF-8 file (gzip allowed), streamed.
+
+    Lines are split on ``\\n`` (the ``\\n`` is not part of the text; a final line without it
+    counts). A BOM on line 1 and invalid UTF-8 are InputErrors naming the line.
+    """
+    number = 0
+    pieces: List[bytes] = []  # the current, unfinished line
+    for chunk in _chunks(path):
+        if b"\n" not in chunk:
+            pieces.append(chunk)
+            continue
+        lines = chunk.split(b"\n")
+        if pieces:
+            pieces.append(lines[0])
+            lines[0] = b"".join(pieces)
+            pieces = []
+        tail = lines.pop()
+        if tail:
+            pieces.append(tail)
+        for raw in lines:
+            number += 1
+            yield number, _decode(raw, path, number)
+    if pieces:
+        number += 1
+        yield number, _decode(b"".join(pieces), path, number)
+
+
+def _decode(raw: bytes, path: PathLike, number: int) -> str:
+    if number == 1:
+        check_bom(raw, path)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(path, "invalid UTF-8", number) from None
+
+
 def iter_jsonl(path: PathLike) -> Iterator[Tuple[int, Dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (gzip allowed).
 
     Every line must hold one JSON object; a malformed line, a non-object, or a non-finite
-    number raises InputError naming the file and line.
+    number raises InputError naming the file and line. The file is streamed (read once).
     """
-    text = read_text(path)
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in iter_lines(path):
         if not line.strip():
             continue
         try:
             obj = loads_strict(line)
         except ValueError as exc:
             raise InputError(path, f"malformed JSON ({exc})", number) from None
+        except RecursionError:
+            raise InputError(path, "malformed JSON (nested too deeply)", number) from None
         if not isinstance(obj, dict):
             raise InputError(path, "expected a JSON object", number)
         yield number, obj
@@ -97,6 +211,8 @@ def read_json(path: PathLike) -> Any:
         return loads_strict(text)
     except ValueError as exc:
         raise InputError(path, f"malformed JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(path, "malformed JSON (nested too deeply)") from None
 
 
 def field(obj: Dict[str, Any], name: str, kind: Union[type, Tuple[type, ...]],
@@ -138,28 +254,16 @@ def gzip_bytes(data: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def write_bytes_atomic(path: PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                         dir=str(target.parent))
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(temp_name, 0o644)  # mkstemp creates 0600; released files are world-readable
-        os.replace(temp_name, target)
-    except BaseException:
-        try:
-            os.unlink(temp_name)
-        except OSError:
-            pass
-        raise
+def write_bytes_atomic(path: PathLike, data: bytes, inputs: Iterable[PathLike] = ()) -> None:
+    """Write ``data`` to ``path`` safely and atomically (:func:`nclue.outputs.write_output`:
+    temporary file in the same folder, then ``os.replace``; ``-`` is standard output; a
+    directory, device, FIFO, symbolic link, read-only file or one of ``inputs`` is refused)."""
+    write_output(path, data, inputs)
 
 
-def write_text_atomic(path: PathLike, text: str) -> None:
+def write_text_atomic(path: PathLike, text: str, inputs: Iterable[PathLike] = ()) -> None:
     """Atomically write UTF-8 text with ``\\n`` line endings."""
-    write_bytes_atomic(path, text.encode("utf-8"))
+    write_bytes_atomic(path, text.encode("utf-8"), inputs)
 
 
 def jsonl_text(rows: Iterable[Any]) -> str:
@@ -167,17 +271,17 @@ def jsonl_text(rows: Iterable[Any]) -> str:
     return "".join(dumps_canonical(row) + "\n" for row in rows)
 
 
-def write_jsonl_atomic(path: PathLike, rows: Iterable[Any]) -> None:
+def write_jsonl_atomic(path: PathLike, rows: Iterable[Any], inputs: Iterable[PathLike] = ()) -> None:
     """Write canonical JSONL; gzip (deterministic) when the name ends in ``.gz``."""
     data = jsonl_text(rows).encode("utf-8")
     if str(path).endswith(".gz"):
         data = gzip_bytes(data)
-    write_bytes_atomic(path, data)
+    write_bytes_atomic(path, data, inputs)
 
 
-def write_json_atomic(path: PathLike, obj: Any) -> None:
+def write_json_atomic(path: PathLike, obj: Any, inputs: Iterable[PathLike] = ()) -> None:
     """Write canonical, indented JSON with a trailing newline."""
-    write_text_atomic(path, dumps_canonical(obj, indent=2) + "\n")
+    write_text_atomic(path, dumps_canonical(obj, indent=2) + "\n", inputs)
 
 
 def sha256_bytes(data: bytes) -> str:

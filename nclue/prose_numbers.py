@@ -1,35 +1,99 @@
-"""Numbers quoted in hand-written prose (README.md, DATASHEET.md) must come from a generated file.
+"""Every number quoted in hand-written prose names the value it quotes, and is checked against it.
 
-A prose block that quotes release values is fenced by HTML comments naming its source::
+README.md, DATASHEET.md and docs/*.md bind each quoted release number to one checked value with
+a marker placed right after the number (an HTML comment: invisible when rendered)::
 
-    <!-- numbers-from: reference_metrics/v1/REPORT.md -->
-    ... BM25-AND finds a gold for 79.1% of queries ...
-    <!-- /numbers-from -->
+    BM25-AND finds a gold for 79.1%<!--=v1/scorecard/bm25_and.clean/gold_hit@10--> of queries
 
-Every number in the block must appear, as a number, in the named file, which ``reproduce.py``
-itself regenerates and whose values are claims. Matching is by printed value, ignoring sign
-(prose says "falls by 36.0" where a table prints -36.0), thousands separators, a trailing % and
-trailing zeros after the decimal point (a median printed 17.0 may be quoted as 17: the same
-number; 17.4 is not 17).
-A block with no numbers, an unknown source or an unterminated fence is itself a problem, so the
-check cannot pass vacuously.
+Keys (what a marker may name):
 
-A source that stores unrounded values (e.g. ``audit/quote_audit_v1_summary.json``: 98.48) is named
-with ``rounded``: ``<!-- numbers-from: FILE rounded -->``. A quoted number with d decimals then
-matches a source number that rounds half up to it at d decimals (the claims rule,
-:mod:`nclue.claims`): "98.5" matches 98.48, "0.951" matches 0.9509.
+- ``RELEASE/TABLE/ROW/COLUMN``: a claim of ``data/RELEASE/claims.json`` (every claim is
+  recomputed from the release files by ``reproduce.py``);
+- ``FILE#POINTER``: a value in a JSON file of the repository, addressed by a JSON pointer
+  (RFC 6901), e.g. ``audit/quote_audit_v1_summary.json#/conditions/percent`` (a frozen audit
+  value); a pointer step ``FIELD=VALUE`` picks the one list member whose FIELD is VALUE
+  (``claims/papers/nclue.json#/prose/id=t1_median/s``: a paper's number as transcribed, kept as
+  printed text); ``FILE#POINTER?count`` is the number of members of the list or object there,
+  ``?count=VALUE`` the number of members equal to VALUE, and ``?count.FIELD=VALUE`` the number of
+  member objects whose FIELD equals VALUE (e.g. how many frozen verdicts are EXACT).
+
+Marked regions (HTML comments, on their own lines or inline)::
+
+    <!-- numbers: bound v1 -->        every number inside must carry a marker; keys may leave
+                                      out the release (``scorecard/bm25_and.clean/gold_hit@10``);
+    <!-- numbers: bound FILE -->      ... or the file (``#/conditions/percent``);
+    <!-- numbers: measured NOTE -->   measurements (benchmark timings): not claims, not checked;
+    <!-- numbers: fixed NOTE -->      not data: definitions, settings, versions, section numbers;
+    <!-- /numbers -->                 closes the region.
+
+A single number is excluded with ``<!--=measured-->`` or ``<!--=fixed-->`` after it.
+
+Rules. A marker binds the number right before it (only a ``%`` and spaces may come between).
+Every number in a ``bound`` region, and every number in a table row of README.md or DATASHEET.md
+(:data:`STRICT_TABLES`), must be bound or excluded. A bound number is checked at its printed
+precision: against a claim, the quote must equal the claim's printed value as a number
+(``17`` quotes ``17.0``; ``17.4`` does not quote ``17.45``; more decimals than the claim prints
+are refused); against a JSON value, the quote must equal the value rounded half up at the
+quote's decimals (the claims rule, :mod:`nclue.claims`). A sign printed before the number
+(``+``, ``-``, ``−``) is compared; an unsigned quote is compared by magnitude ("falls by 36.0"
+quotes -36.0). Numbers are digits with optional thousands commas and decimals that are not part
+of a word or a measure name (``v1``, ``S5b``, ``k1``, ``HC@10`` hold no number); numbers in code
+spans, fenced code blocks and HTML comments are not prose. The older loose fence
+(``numbers-from``), which accepted a number printed anywhere in a file, is refused.
 """
 
+import json
 import re
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Dict, List, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-_OPEN = re.compile(r"<!--\s*numbers-from:\s*(\S+)(\s+rounded)?\s*-->")
-_CLOSE = "<!-- /numbers-from -->"
-# A number as printed: digits with optional thousands commas and decimals; not part of a word
-# (so "v1", "S2b", "k1" and "sec. 4.2"-style section numbers inside words are not numbers).
-_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w])")
+from .claims import format_fixed, load_claims
+from .errors import InputError
+
+#: files whose table rows must have every number bound or excluded
+STRICT_TABLES = ("README.md", "DATASHEET.md")
+EXCLUSIONS = ("measured", "fixed")
+MODES = ("bound",) + EXCLUSIONS
+
+_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+_REGION = re.compile(r"^\s*numbers:\s*(\S+)\s*(.*?)\s*$", re.S)
+_NUMBER = re.compile(r"(?<![\w.@])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])"
+                     r"|(?<![\w.,@])\d+(?:\.\d+)?(?![\w]|\.\d)")
+_SIGNS = "+-\u2212"
+_GAP = re.compile(r"^\s*%?\s*$")
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number as printed in prose: its offset, text (with commas) and sign (or None)."""
+
+    start: int
+    end: int
+    text: str
+    sign: Optional[str]
+
+    @property
+    def plain(self) -> str:
+        return self.text.replace(",", "")
+
+    @property
+    def decimals(self) -> int:
+        return len(self.plain.split(".")[1]) if "." in self.plain else 0
+
+    def value(self) -> Decimal:
+        number = Decimal(self.plain)
+        return -number if self.sign in ("-", "\u2212") else number
+
+
+@dataclass(frozen=True)
+class Region:
+    start: int
+    end: int
+    mode: str
+    base: str
+    line: int
 
 
 def _normalised(printed: str) -> str:
@@ -43,63 +107,334 @@ def numbers_in(text: str) -> List[str]:
     return [_normalised(m.group(0)) for m in _NUMBER.finditer(text)]
 
 
-def _decimals(printed: str) -> int:
-    return len(printed.split(".")[1]) if "." in printed else 0
+def _masked(text: str) -> str:
+    """``text`` with code blocks, code spans and HTML comments blanked (offsets kept)."""
+    chars = list(text)
+
+    def blank(start: int, end: int) -> None:
+        for i in range(start, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+
+    for start, end in _fences(text):
+        blank(start, end)
+    masked = "".join(chars)
+    for m in _COMMENT.finditer(masked):
+        blank(m.start(), m.end())
+    masked = "".join(chars)
+    for m in re.finditer(r"`[^`\n]*`", masked):
+        blank(m.start(), m.end())
+    return "".join(chars)
 
 
-def _rounded(source_numbers: List[str], places: int) -> Set[str]:
-    """The source numbers rounded half up to ``places`` decimals, normalised."""
-    unit = Decimal(1).scaleb(-places)
-    return {_normalised(str(Decimal(n).quantize(unit, rounding=ROUND_HALF_UP))) for n in source_numbers}
+def _numbers(text: str, masked: str) -> List[Number]:
+    """Number tokens of the prose; a sign counts when it does not join two words or numbers
+    (``10-300`` is a range, ``−36.0`` a signed number), markers in between being invisible."""
+    comments = [(m.start(), m.end()) for m in _COMMENT.finditer(text)]
+    found = []
+    for m in _NUMBER.finditer(masked):
+        start = m.start()
+        sign = None
+        if start > 0 and text[start - 1] in _SIGNS:
+            before = start - 2
+            for a, b in reversed(comments):
+                if a <= before < b:
+                    before = a - 1
+            if before < 0 or not text[before].isalnum():
+                sign = text[start - 1]
+        found.append(Number(start, m.end(), m.group(0), sign))
+    return found
 
 
-def blocks(text: str, where: str) -> List[Tuple[int, str, bool, str]]:
-    """(line, source path, rounded?, block text) of every fenced block; ValueError on a bad fence."""
-    out = []
-    pos = 0
-    while True:
-        m = _OPEN.search(text, pos)
-        if not m:
-            return out
-        end = text.find(_CLOSE, m.end())
-        line = text.count("\n", 0, m.start()) + 1
-        if end < 0:
-            raise ValueError(f"{where}:{line}: numbers-from block is not closed with {_CLOSE}")
-        out.append((line, m.group(1), bool(m.group(2)), text[m.end():end]))
-        pos = end + len(_CLOSE)
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _is_table_row(text: str, pos: int) -> bool:
+    begin = text.rfind("\n", 0, pos) + 1
+    return text[begin:pos].lstrip().startswith("|")
+
+
+class _Values:
+    """Resolves keys to (printed value, decimals or None, description) with per-file caches."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._claims: Dict[str, Optional[Dict[Tuple[str, str, str], Tuple[float, int]]]] = {}
+        self._json: Dict[str, Any] = {}
+
+    def claim(self, release: str, table: str, row: str, column: str) -> Tuple[float, int]:
+        if release not in self._claims:
+            path = self.root / "data" / release / "claims.json"
+            if not path.is_file():
+                self._claims[release] = None
+            else:
+                self._claims[release] = {(c.table, c.row, c.column): (c.value, c.decimals)
+                                         for c in load_claims(path)}
+        table_claims = self._claims[release]
+        if table_claims is None:
+            raise KeyError(f"no data/{release}/claims.json")
+        if (table, row, column) not in table_claims:
+            raise KeyError(f"no such claim in data/{release}/claims.json")
+        return table_claims[(table, row, column)]
+
+    def pointer(self, relative: str, pointer: str) -> Any:
+        if relative not in self._json:
+            path = self.root / relative
+            if not path.is_file():
+                raise KeyError(f"{relative} does not exist")
+            try:
+                self._json[relative] = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise KeyError(f"{relative} is not JSON ({exc})") from None
+        node = self._json[relative]
+        if pointer in ("", "/"):
+            return node
+        if not pointer.startswith("/"):
+            raise KeyError(f"JSON pointer {pointer!r} must start with '/'")
+        for raw in pointer[1:].split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            elif isinstance(node, list) and "=" in token:  # extension: the member with FIELD=VALUE
+                name, wanted = token.split("=", 1)
+                matches = [m for m in node if isinstance(m, dict) and str(m.get(name)) == wanted]
+                if len(matches) != 1:
+                    raise KeyError(f"{relative}: {len(matches)} members with {token} under {pointer}")
+                node = matches[0]
+            else:
+                raise KeyError(f"{relative} has nothing at {pointer}")
+        return node
+
+
+def _aggregate(node: Any, how: str, key: str) -> int:
+    members = list(node.values()) if isinstance(node, dict) else node
+    if not isinstance(members, list):
+        raise KeyError(f"{key}: ?count needs a list or an object")
+    if how == "count":
+        return len(members)
+    if how.startswith("count="):
+        wanted = how[len("count="):]
+        return sum(1 for m in members if not isinstance(m, (dict, list)) and str(m) == wanted)
+    if how.startswith("count.") and "=" in how:
+        name, wanted = how[len("count."):].split("=", 1)
+        return sum(1 for m in members if isinstance(m, dict) and name in m and
+                   not isinstance(m[name], (dict, list)) and str(m[name]) == wanted)
+    raise KeyError(f"{key}: unknown aggregate ?{how} (count, count=VALUE, count.FIELD=VALUE)")
+
+
+def _resolve_key(key: str, base: str) -> str:
+    """An absolute key from a marker's key and its region's base."""
+    if key.startswith("#"):
+        return f"{base}{key}" if base else key
+    if "#" in key or key.count("/") >= 3:
+        return key
+    return f"{base}/{key}" if base else key
+
+
+def _check_number(number: Number, key: str, values: _Values) -> Optional[str]:
+    """None when ``number`` quotes ``key``'s value at its printed precision, else why not."""
+    quoted = number.value()
+    if "#" in key:
+        relative, _, pointer = key.partition("#")
+        pointer, _, how = pointer.partition("?")
+        node = values.pointer(relative, pointer)
+        if how:
+            node = _aggregate(node, how, key)
+        if isinstance(node, str) and _NUMBER.fullmatch(node.strip()):
+            exact = Decimal(node.strip().replace(",", ""))  # a number transcribed as printed
+        elif isinstance(node, bool) or not isinstance(node, (int, float)):
+            raise KeyError(f"{key} is not a number")
+        else:
+            exact = Decimal(node) if isinstance(node, int) else Decimal(repr(float(node)))
+        rounded = exact.quantize(Decimal(1).scaleb(-number.decimals), rounding=ROUND_HALF_UP)
+        if _same(quoted, rounded, number.sign):
+            return None
+        shown = format(exact, "f")
+        return f"which gives {shown} ({format(rounded, 'f')} at {number.decimals} decimals)"
+    parts = key.split("/")
+    if len(parts) != 4 or not all(parts):
+        raise KeyError("a claim key is RELEASE/TABLE/ROW/COLUMN and a file key FILE#POINTER")
+    value, decimals = values.claim(*parts)
+    printed = Decimal(format_fixed(value, decimals))
+    if number.decimals > decimals:
+        return f"which prints {printed} ({decimals} decimals; the quote has {number.decimals})"
+    if _same(quoted, printed, number.sign):
+        return None
+    return f"which prints {printed}"
+
+
+def _same(quoted: Decimal, reference: Decimal, sign: Optional[str]) -> bool:
+    return quoted == reference if sign is not None else abs(quoted) == abs(reference)
+
+
+def _markers(text: str, where: str, problems: List[str]) -> Tuple[List[Tuple[int, int, str]],
+                                                                   List[Region]]:
+    """(binding markers as (start, end, key), regions); malformed ones become problems."""
+    bindings: List[Tuple[int, int, str]] = []
+    regions: List[Region] = []
+    open_region: Optional[Tuple[int, str, str, int]] = None
+    code = _code_spans(text)
+    for m in _COMMENT.finditer(text):
+        if any(a <= m.start() < b for a, b in code):
+            continue  # an example inside a code block or a code span
+        body = m.group(1)
+        line = _line(text, m.start())
+        stripped = body.strip()
+        if stripped.startswith("="):
+            bindings.append((m.start(), m.end(), stripped[1:].strip()))
+        elif stripped.startswith("numbers-from") or stripped.startswith("/numbers-from"):
+            problems.append(f"{where}:{line}: numbers-from blocks are replaced by bound numbers "
+                            "(<!--=KEY--> after each number; see nclue/prose_numbers.py)")
+        elif stripped == "/numbers":
+            if open_region is None:
+                problems.append(f"{where}:{line}: <!-- /numbers --> closes no region")
+            else:
+                start, mode, base, first = open_region
+                regions.append(Region(start, m.start(), mode, base, first))
+                open_region = None
+        else:
+            region = _REGION.match(body)
+            if region is None:
+                continue
+            mode, base = region.group(1), region.group(2)
+            if mode not in MODES:
+                problems.append(f"{where}:{line}: unknown region 'numbers: {mode}' "
+                                f"(expected {', '.join(MODES)})")
+                continue
+            if open_region is not None:
+                problems.append(f"{where}:{line}: region opened inside the region of line "
+                                f"{open_region[3]} (close it with <!-- /numbers -->)")
+                continue
+            if mode == "bound":
+                base = base.split()[0] if base else ""
+            open_region = (m.end(), mode, base, line)
+    if open_region is not None:
+        problems.append(f"{where}:{open_region[3]}: region is not closed with <!-- /numbers -->")
+    return bindings, regions
+
+
+def _code_spans(text: str) -> List[Tuple[int, int]]:
+    """Fenced code blocks and inline code spans, as (start, end) offsets."""
+    spans = _fences(text)
+    outside = list(text)
+    for a, b in spans:
+        for i in range(a, b):
+            if outside[i] != "\n":
+                outside[i] = " "
+    spans += [(m.start(), m.end()) for m in re.finditer(r"`[^`\n]*`", "".join(outside))]
+    return spans
+
+
+def _fences(text: str) -> List[Tuple[int, int]]:
+    spans, fence, pos = [], None, 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        if stripped.startswith("```") or stripped.startswith("~~~"):
+            if fence is None:
+                fence = pos
+            else:
+                spans.append((fence, pos + len(line)))
+                fence = None
+        pos += len(line)
+    if fence is not None:
+        spans.append((fence, len(text)))
+    return spans
+
+
+def check_text(root: Path, relative: str, text: str) -> Tuple[int, List[str]]:
+    """(bound numbers checked, problems) for prose ``text`` shown as file ``relative``.
+
+    A failed check reads ``FILE:LINE: 79.3 is not printed by v1/scorecard/.../gold_hit@10,
+    which prints 79.1``; an unbound number ``FILE:LINE: 42 ... is bound to no claim ...``.
+    """
+    problems: List[str] = []
+    bindings, regions = _markers(text, relative, problems)
+    numbers = _numbers(text, _masked(text))
+    values = _Values(Path(root))
+    strict_tables = Path(relative).name in STRICT_TABLES and "/" not in relative.strip("./")
+    bound: Dict[int, Tuple[str, str]] = {}  # number index -> (key or exclusion, marker line)
+    for start, _, key in bindings:
+        line = _line(text, start)
+        candidates = [i for i, n in enumerate(numbers) if n.end <= start and
+                      _GAP.match(text[n.end:start])]
+        if not candidates:
+            problems.append(f"{relative}:{line}: marker <!--={key}--> follows no number "
+                            "(put it right after the number it binds)")
+            continue
+        index = candidates[-1]
+        if index in bound:
+            problems.append(f"{relative}:{line}: {numbers[index].text} carries two markers")
+            continue
+        region = _region_at(regions, start)
+        base = region.base if region is not None and region.mode == "bound" else ""
+        bound[index] = (key if key in EXCLUSIONS else _resolve_key(key, base), key)
+    checked = 0
+    for index, number in enumerate(numbers):
+        line = _line(text, number.start)
+        shown = f"{number.sign or ''}{number.text}"
+        if index in bound:
+            key, written = bound[index]
+            if key in EXCLUSIONS:
+                continue
+            checked += 1
+            try:
+                mismatch = _check_number(number, key, values)
+            except (KeyError, InputError) as exc:
+                reason = exc.args[0] if isinstance(exc, KeyError) else str(exc)
+                problems.append(f"{relative}:{line}: {shown} is not printed by {key}: {reason}")
+                continue
+            if mismatch is not None:
+                problems.append(f"{relative}:{line}: {shown} is not printed by {key}, {mismatch}")
+            continue
+        region = _region_at(regions, number.start)
+        if region is not None and region.mode in EXCLUSIONS:
+            continue
+        if region is not None and region.mode == "bound":
+            problems.append(f"{relative}:{line}: {shown} in the 'numbers: bound' region of line "
+                            f"{region.line} is bound to no claim (add <!--=KEY--> after it)")
+        elif strict_tables and _is_table_row(text, number.start):
+            problems.append(f"{relative}:{line}: {shown} in a table is bound to no claim (add "
+                            "<!--=KEY--> after it, or mark it <!--=measured--> / <!--=fixed-->)")
+    return checked, problems
+
+
+def _region_at(regions: Sequence[Region], pos: int) -> Optional[Region]:
+    for region in regions:
+        if region.start <= pos < region.end:
+            return region
+    return None
 
 
 def check_file(root: Path, relative: str) -> Tuple[int, List[str]]:
-    """(numbers checked, problems) for one prose file under ``root``."""
-    path = root / relative
-    text = path.read_text(encoding="utf-8")
-    checked, problems = 0, []
+    """(bound numbers checked, problems) for one prose file under ``root`` (see the module
+    docstring). A failed check contains " is not printed by "; other problems (an unbound number,
+    a bad marker) are not checks."""
+    path = Path(root) / relative
     try:
-        found = blocks(text, relative)
-    except ValueError as exc:
-        return 0, [str(exc)]
-    for line, source, rounded, body in found:
-        src = root / source
-        if not src.is_file():
-            problems.append(f"{relative}:{line}: numbers-from names {source}, which does not exist")
-            continue
-        source_numbers = [m.group(0).replace(",", "") for m in _NUMBER.finditer(src.read_text(encoding="utf-8"))]
-        exact: Set[str] = {_normalised(n) for n in source_numbers}
-        by_places: Dict[int, Set[str]] = {}
-        quoted = [m.group(0) for m in _NUMBER.finditer(body)]
-        if not quoted:
-            problems.append(f"{relative}:{line}: numbers-from block quotes no number")
-        for printed in quoted:
-            checked += 1
-            value = _normalised(printed)
-            if value in exact:
-                continue
-            if rounded:
-                places = _decimals(printed.replace(",", ""))
-                if places not in by_places:
-                    by_places[places] = _rounded(source_numbers, places)
-                if value in by_places[places]:
-                    continue
-            what = "printed in" if not rounded else "printed or rounded from a number in"
-            problems.append(f"{relative}:{line}: {printed} is not {what} {source}")
-    return checked, problems
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return 0, [f"{relative}: cannot read ({exc})"]
+    return check_text(Path(root), relative, text)
+
+
+def prose_files(root: Path) -> List[str]:
+    """The prose files whose numbers are checked: README.md, DATASHEET.md and docs/*.md."""
+    root = Path(root)
+    names = [name for name in STRICT_TABLES if (root / name).is_file()]
+    docs = root / "docs"
+    if docs.is_dir():
+        names += sorted(f"docs/{p.name}" for p in docs.glob("*.md") if p.is_file())
+    return names
+
+
+def check_all(root: Path) -> Tuple[int, List[str]]:
+    """(bound numbers checked, problems) over :func:`prose_files`."""
+    total, problems = 0, []
+    for name in prose_files(root):
+        checked, found = check_file(root, name)
+        total += checked
+        problems += found
+    return total, problems

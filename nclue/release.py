@@ -17,7 +17,7 @@ from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from .errors import InputError
+from .errors import InputError, clip
 from .formats import PathLike, field, iter_jsonl, list_of_str
 
 FORMS = ("raw", "clean", "natural")
@@ -74,6 +74,8 @@ class Release:
     judgments: Mapping[str, Mapping[str, Judgment]]
     corpus: Mapping[str, Document]
     evidence: Mapping[Tuple[str, str], Tuple[Tuple[int, ...], ...]]
+    #: optional files the folder lacks (e.g. ``("evidence.jsonl",)``); see :func:`release_notes`
+    missing: Tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -118,36 +120,50 @@ def _release_file(folder: Path, stem: str, required: bool = True) -> Optional[Pa
     return None
 
 
+def release_input_files(folder: PathLike) -> List[Path]:
+    """The data files a command reads from a release folder (queries, corpus, qrels, evidence).
+
+    Output-path checks use them as the command's inputs (never overwritten); the run files
+    under ``runs/`` are not among them (a producer may replace a run file).
+    """
+    found = []
+    for stem in ("queries", "corpus", "qrels", "evidence"):
+        path = _release_file(Path(folder), stem, required=False)
+        if path is not None:
+            found.append(path)
+    return found
+
+
 def load_queries(path: PathLike) -> Dict[str, Query]:
     """Read and validate ``queries.jsonl``."""
     queries: Dict[str, Query] = {}
     for line, obj in iter_jsonl(path):
         qid = field(obj, "qid", str, path, line)
         if not qid or any(ch.isspace() for ch in qid):
-            raise InputError(path, f"qid {qid!r} must be non-empty without whitespace", line)
+            raise InputError(path, f"qid {clip(qid)} must be non-empty without whitespace", line)
         if qid in queries:
-            raise InputError(path, f"duplicate qid {qid!r}", line)
+            raise InputError(path, f"duplicate qid {clip(qid)}", line)
         conditions = tuple(list_of_str(field(obj, "conditions", list, path, line),
                                        "conditions", path, line))
         if len(conditions) not in (2, 3):
-            raise InputError(path, f"query {qid!r} has {len(conditions)} conditions; "
+            raise InputError(path, f"query {clip(qid)} has {len(conditions)} conditions; "
                                    "expected 2 or 3", line)
         if len(set(conditions)) != len(conditions) or not all(c.strip() for c in conditions):
-            raise InputError(path, f"query {qid!r} has empty or repeated conditions", line)
+            raise InputError(path, f"query {clip(qid)} has empty or repeated conditions", line)
         forms = field(obj, "forms", dict, path, line)
         for form in FORMS:
             if not isinstance(forms.get(form), str):
-                raise InputError(path, f"query {qid!r} lacks the string form {form!r}", line)
+                raise InputError(path, f"query {clip(qid)} lacks the string form {form!r}", line)
         expected = render_forms(conditions, raw=forms["raw"])
         for form in ("clean", "natural"):
             if forms[form] != expected[form]:
-                raise InputError(path, f"query {qid!r}: form {form!r} is {forms[form]!r}, "
-                                       f"expected {expected[form]!r}", line)
+                raise InputError(path, f"query {clip(qid)}: form {form!r} is {clip(forms[form])}, "
+                                       f"expected {clip(expected[form])}", line)
         condition_ids: Tuple[str, ...] = ()
         if "condition_ids" in obj:
             condition_ids = tuple(list_of_str(obj["condition_ids"], "condition_ids", path, line))
             if len(condition_ids) != len(conditions):
-                raise InputError(path, f"query {qid!r} has {len(condition_ids)} condition_ids "
+                raise InputError(path, f"query {clip(qid)} has {len(condition_ids)} condition_ids "
                                        f"for {len(conditions)} conditions", line)
         queries[qid] = Query(qid, conditions, dict(forms), condition_ids)
     if not queries:
@@ -161,16 +177,16 @@ def load_corpus(path: PathLike) -> Dict[str, Document]:
     for line, obj in iter_jsonl(path):
         docid = field(obj, "docid", str, path, line)
         if not docid or any(ch.isspace() for ch in docid):
-            raise InputError(path, f"docid {docid!r} must be non-empty without whitespace", line)
+            raise InputError(path, f"docid {clip(docid)} must be non-empty without whitespace", line)
         if docid in corpus:
-            raise InputError(path, f"duplicate docid {docid!r}", line)
+            raise InputError(path, f"duplicate docid {clip(docid)}", line)
         pages = field(obj, "pages", int, path, line)
         if pages < 1:
-            raise InputError(path, f"document {docid!r} has {pages} pages", line)
+            raise InputError(path, f"document {clip(docid)} has {pages} pages", line)
         source = field(obj, "source", str, path, line)
         sha = field(obj, "sha256", str, path, line)
         if len(sha) != 64 or any(ch not in "0123456789abcdef" for ch in sha):
-            raise InputError(path, f"document {docid!r}: sha256 must be 64 lowercase hex digits",
+            raise InputError(path, f"document {clip(docid)}: sha256 must be 64 lowercase hex digits",
                              line)
         extra = {k: v for k, v in obj.items() if k not in ("docid", "pages", "source", "sha256")}
         corpus[docid] = Document(docid, pages, source, sha, extra)
@@ -192,19 +208,19 @@ def load_qrels(path: PathLike, queries: Mapping[str, Query],
         qid = field(obj, "qid", str, path, line)
         docid = field(obj, "docid", str, path, line)
         if qid not in queries:
-            raise InputError(path, f"unknown qid {qid!r}", line)
+            raise InputError(path, f"unknown qid {clip(qid)}", line)
         if docid not in corpus:
-            raise InputError(path, f"unknown docid {docid!r}", line)
+            raise InputError(path, f"unknown docid {clip(docid)}", line)
         clues = field(obj, "clues", int, path, line)
         label = field(obj, "label", str, path, line)
         gate = obj.get("gate")
         n = len(queries[qid].conditions)
         if label not in LABELS:
-            raise InputError(path, f"label must be 'gold' or 'subset', got {label!r}", line)
+            raise InputError(path, f"label must be 'gold' or 'subset', got {clip(label)}", line)
         if not 1 <= clues <= n:
-            raise InputError(path, f"clues={clues} outside 1..{n} for query {qid!r}", line)
+            raise InputError(path, f"clues={clues} outside 1..{n} for query {clip(qid)}", line)
         if gate is not None and gate not in GATES:
-            raise InputError(path, f"gate must be one of {', '.join(GATES)}, got {gate!r}", line)
+            raise InputError(path, f"gate must be one of {', '.join(GATES)}, got {clip(gate)}", line)
         if label == "gold" and (clues != n or gate is not None):
             raise InputError(path, f"a gold must have clues={n} and no gate", line)
         if label == "subset" and clues == n and gate is None:
@@ -214,7 +230,7 @@ def load_qrels(path: PathLike, queries: Mapping[str, Query],
             raise InputError(path, "only an all-condition subset can carry a gate", line)
         per_query = judgments.setdefault(qid, {})
         if docid in per_query:
-            raise InputError(path, f"duplicate qrel for ({qid!r}, {docid!r})", line)
+            raise InputError(path, f"duplicate qrel for ({clip(qid)}, {clip(docid)})", line)
         per_query[docid] = Judgment(qid, docid, clues, label, gate)
     return judgments
 
@@ -233,7 +249,7 @@ def load_evidence(path: PathLike, queries: Mapping[str, Query],
         docid = field(obj, "docid", str, path, line)
         judgment = judgments.get(qid, {}).get(docid)
         if judgment is None:
-            raise InputError(path, f"evidence for unjudged pair ({qid!r}, {docid!r})", line)
+            raise InputError(path, f"evidence for unjudged pair ({clip(qid)}, {clip(docid)})", line)
         pages = field(obj, "pages", list, path, line)
         n = len(queries[qid].conditions)
         if len(pages) != n:
@@ -253,7 +269,7 @@ def load_evidence(path: PathLike, queries: Mapping[str, Query],
                                    f"clues={judgment.clues}", line)
         key = (qid, docid)
         if key in evidence:
-            raise InputError(path, f"duplicate evidence for ({qid!r}, {docid!r})", line)
+            raise InputError(path, f"duplicate evidence for ({clip(qid)}, {clip(docid)})", line)
         evidence[key] = tuple(clean)
     return evidence
 
@@ -270,7 +286,26 @@ def load_release(path: PathLike) -> Release:
     evidence_path = _release_file(folder, "evidence", required=False)
     evidence = (load_evidence(evidence_path, queries, judgments, corpus)
                 if evidence_path is not None else {})
-    return Release(str(folder), queries, judgments, corpus, evidence)
+    missing = ("evidence.jsonl",) if evidence_path is None else ()
+    return Release(str(folder), queries, judgments, corpus, evidence, missing)
+
+
+#: what each optional release file is needed for (stated when it is missing)
+OPTIONAL_FILES = {
+    "evidence.jsonl": "without it no judged document has support pages: the page-evidence "
+                      "measures (Gold+Support@k, condition and full page coverage) find no "
+                      "support and count 0, and perspective coverage cannot be derived",
+}
+
+
+def release_notes(release: Release) -> List[str]:
+    """One line per optional file the release lacks, saying what that changes.
+
+    Commands print these (``nclue: note: ...``) so that a release without ``evidence.jsonl``
+    is never scored silently.
+    """
+    return [f"{release.path}: no {name} (optional): {OPTIONAL_FILES.get(name, 'not used')}"
+            for name in release.missing]
 
 
 def gold_families(release: Release) -> Dict[str, str]:

@@ -14,17 +14,27 @@ Tie rules (a ranking is always re-sorted by descending score, then ties are brok
 - ``trec_eval``: equal scores are ordered by docid descending (strcmp), as trec_eval does.
 
 A ranking that repeats a document, or holds a non-finite score, is rejected.
+
+Reading: a run file is streamed once (:func:`nclue.formats.iter_lines`): the format is detected
+from its first non-blank line and the same line stream is then parsed, so memory follows the
+rankings, not the file. A file with no ranking at all (empty, or only blank lines) is refused:
+scored, it would silently count as an empty ranking for every query (pass ``allow_empty=True``
+to read one on purpose). Values echoed in error lines are cut to 80 characters
+(:func:`nclue.errors.clip`).
 """
 
+import itertools
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
-from .errors import InputError
-from .formats import (PathLike, field, finite_number, iter_jsonl, read_text, write_jsonl_atomic,
-                      write_text_atomic)
+from .errors import InputError, clip
+from .formats import (PathLike, field, finite_number, iter_lines, loads_strict,
+                      write_jsonl_atomic, write_text_atomic)
 from .release import Release
+
+Lines = Iterator[Tuple[int, str]]
 
 TIE_RULES = ("input", "trec_eval")
 
@@ -74,10 +84,10 @@ def _check_docs(path: PathLike, line: int, qid: str, docs: List[str],
     seen = set()
     for docid in docs:
         if docid in seen:
-            raise InputError(path, f"query {qid!r} ranks document {docid!r} twice", line)
+            raise InputError(path, f"query {clip(qid)} ranks document {clip(docid)} twice", line)
         seen.add(docid)
         if release is not None and docid not in release.corpus:
-            raise InputError(path, f"unknown docid {docid!r}", line)
+            raise InputError(path, f"unknown docid {clip(docid)}", line)
 
 
 def _parse_pages(value: object, path: PathLike, line: int,
@@ -88,30 +98,55 @@ def _parse_pages(value: object, path: PathLike, line: int,
     pages: Dict[str, PageScores] = {}
     for docid, items in value.items():
         if docid not in ranked:
-            raise InputError(path, f"page scores for unranked document {docid!r}", line)
+            raise InputError(path, f"page scores for unranked document {clip(docid)}", line)
         if not isinstance(items, list):
-            raise InputError(path, f"pages of {docid!r} must be a list of [page, score]", line)
+            raise InputError(path, f"pages of {clip(docid)} must be a list of [page, score]", line)
         parsed = []
         for item in items:
             if (not isinstance(item, list) or len(item) != 2 or isinstance(item[0], bool)
                     or not isinstance(item[0], int) or item[0] < 1):
-                raise InputError(path, f"pages of {docid!r}: each entry must be [page>=1, score]",
+                raise InputError(path, f"pages of {clip(docid)}: each entry must be [page>=1, score]",
                                  line)
-            parsed.append((item[0], finite_number(item[1], f"page score of {docid!r}", path, line)))
+            parsed.append((item[0], finite_number(item[1], f"page score of {clip(docid)}", path,
+                                                  line)))
         pages[docid] = tuple(parsed)
     return pages
 
 
-def read_jsonl_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
-                   run_id: Optional[str] = None) -> Run:
-    """Read a JSONL run (gzip allowed) and validate it (against ``release`` when given)."""
+def _jsonl_objects(lines: Lines, path: PathLike) -> Iterator[Tuple[int, dict]]:
+    for number, text in lines:
+        if not text.strip():
+            continue
+        try:
+            obj = loads_strict(text)
+        except ValueError as exc:
+            raise InputError(path, f"malformed JSON ({exc})", number) from None
+        except RecursionError:
+            raise InputError(path, "malformed JSON (nested too deeply)", number) from None
+        if not isinstance(obj, dict):
+            raise InputError(path, "expected a JSON object", number)
+        yield number, obj
+
+
+def _no_rankings(path: PathLike) -> InputError:
+    try:
+        empty = Path(path).stat().st_size == 0
+    except OSError:
+        empty = False
+    what = "is empty" if empty else "holds only blank lines"
+    return InputError(path, f"the run file {what}: it has no ranking (scored, every query would "
+                            "count as an empty ranking)")
+
+
+def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties: str,
+                 run_id: Optional[str], allow_empty: bool) -> Run:
     rankings: Dict[str, Ranking] = {}
-    for line, obj in iter_jsonl(path):
+    for line, obj in _jsonl_objects(lines, path):
         qid = field(obj, "qid", str, path, line)
         if release is not None and qid not in release.queries:
-            raise InputError(path, f"unknown qid {qid!r}", line)
+            raise InputError(path, f"unknown qid {clip(qid)}", line)
         if qid in rankings:
-            raise InputError(path, f"duplicate ranking for qid {qid!r}", line)
+            raise InputError(path, f"duplicate ranking for qid {clip(qid)}", line)
         docs = field(obj, "docs", list, path, line)
         scores = field(obj, "scores", list, path, line)
         if not all(isinstance(d, str) and d for d in docs):
@@ -128,18 +163,23 @@ def read_jsonl_run(path: PathLike, release: Optional[Release] = None, ties: str 
         if "pages" in obj:
             pages = _parse_pages(obj["pages"], path, line, tuple(docs))
         rankings[qid] = Ranking(qid, tuple(ordered_docs), tuple(ordered_scores), pages)
+    if not rankings and not allow_empty:
+        raise _no_rankings(path)
     return Run(run_id or run_id_from_path(path), rankings, ties)
 
 
-def read_trec_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
-                  run_id: Optional[str] = None) -> Run:
-    """Read a TREC run file (``qid Q0 docid rank score tag``); the rank column is ignored."""
-    text = read_text(path)
+def read_jsonl_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
+                   run_id: Optional[str] = None, allow_empty: bool = False) -> Run:
+    """Read a JSONL run (gzip allowed) and validate it (against ``release`` when given)."""
+    return _parse_jsonl(iter_lines(path), path, release, ties, run_id, allow_empty)
+
+
+def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: str,
+                run_id: Optional[str], allow_empty: bool) -> Run:
     docs: Dict[str, List[str]] = {}
     scores: Dict[str, List[float]] = {}
     seen: Dict[str, set] = {}
-    first_line: Dict[str, int] = {}
-    for number, raw in enumerate(text.split("\n"), start=1):
+    for number, raw in lines:
         if not raw.strip():
             continue
         parts = raw.split()
@@ -150,27 +190,34 @@ def read_trec_run(path: PathLike, release: Optional[Release] = None, ties: str =
         try:
             int(rank)
         except ValueError:
-            raise InputError(path, f"rank {rank!r} is not an integer", number) from None
+            raise InputError(path, f"rank {clip(rank)} is not an integer", number) from None
         try:
             value = float(score)
         except ValueError:
-            raise InputError(path, f"score {score!r} is not a number", number) from None
+            raise InputError(path, f"score {clip(score)} is not a number", number) from None
         finite_number(value, "score", path, number)
         if release is not None and qid not in release.queries:
-            raise InputError(path, f"unknown qid {qid!r}", number)
+            raise InputError(path, f"unknown qid {clip(qid)}", number)
         if release is not None and docid not in release.corpus:
-            raise InputError(path, f"unknown docid {docid!r}", number)
+            raise InputError(path, f"unknown docid {clip(docid)}", number)
         if docid in seen.setdefault(qid, set()):
-            raise InputError(path, f"query {qid!r} ranks document {docid!r} twice", number)
+            raise InputError(path, f"query {clip(qid)} ranks document {clip(docid)} twice", number)
         seen[qid].add(docid)
-        first_line.setdefault(qid, number)
         docs.setdefault(qid, []).append(docid)
         scores.setdefault(qid, []).append(value)
+    if not docs and not allow_empty:
+        raise _no_rankings(path)
     rankings = {}
     for qid in docs:
         ordered_docs, ordered_scores = order_by_score(docs[qid], scores[qid], ties)
         rankings[qid] = Ranking(qid, tuple(ordered_docs), tuple(ordered_scores))
     return Run(run_id or run_id_from_path(path), rankings, ties)
+
+
+def read_trec_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
+                  run_id: Optional[str] = None, allow_empty: bool = False) -> Run:
+    """Read a TREC run file (``qid Q0 docid rank score tag``); the rank column is ignored."""
+    return _parse_trec(iter_lines(path), path, release, ties, run_id, allow_empty)
 
 
 def checked_against(run: Run, release: Release, path: PathLike) -> Run:
@@ -194,24 +241,44 @@ def run_id_from_path(path: PathLike) -> str:
     return name
 
 
+def _first_content(lines: Lines) -> Tuple[Optional[Tuple[int, str]], Lines]:
+    """The first non-blank line (None when there is none) and the whole stream, unconsumed."""
+    skipped = []
+    for item in lines:
+        skipped.append(item)
+        if item[1].strip():
+            return item, itertools.chain(skipped, lines)
+    return None, iter(skipped)
+
+
+def _format_of(first: Optional[Tuple[int, str]]) -> str:
+    return "jsonl" if first is not None and first[1].lstrip().startswith("{") else "trec"
+
+
 def detect_format(path: PathLike) -> str:
-    """``jsonl`` when the first non-blank character is ``{``, else ``trec``."""
-    text = read_text(path)
-    stripped = text.lstrip()
-    return "jsonl" if stripped.startswith("{") else "trec"
+    """``jsonl`` when the first non-blank character is ``{``, else ``trec`` (reads one line)."""
+    first, _ = _first_content(iter_lines(path))
+    return _format_of(first)
 
 
 def load_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
-             fmt: str = "auto", run_id: Optional[str] = None) -> Run:
-    """Load a run in JSONL or TREC format (auto-detected unless ``fmt`` is given)."""
+             fmt: str = "auto", run_id: Optional[str] = None, allow_empty: bool = False) -> Run:
+    """Load a run in JSONL or TREC format (auto-detected unless ``fmt`` is given).
+
+    The file is read once: detection looks at the first non-blank line of the same stream
+    that is then parsed. An empty run is refused unless ``allow_empty``.
+    """
     if ties not in TIE_RULES:
-        raise InputError(path, f"unknown tie rule {ties!r}")
-    kind = detect_format(path) if fmt == "auto" else fmt
-    if kind == "jsonl":
-        return read_jsonl_run(path, release, ties, run_id)
-    if kind == "trec":
-        return read_trec_run(path, release, ties, run_id)
-    raise InputError(path, f"unknown run format {fmt!r}")
+        raise InputError(path, f"unknown tie rule {clip(ties)}")
+    if fmt not in ("auto", "jsonl", "trec"):
+        raise InputError(path, f"unknown run format {clip(fmt)}")
+    lines = iter_lines(path)
+    kind = fmt
+    if fmt == "auto":
+        first, lines = _first_content(lines)
+        kind = _format_of(first)
+    parse = _parse_jsonl if kind == "jsonl" else _parse_trec
+    return parse(lines, path, release, ties, run_id, allow_empty)
 
 
 def run_rows(run: Run) -> List[dict]:
@@ -226,9 +293,10 @@ def run_rows(run: Run) -> List[dict]:
     return rows
 
 
-def write_run(path: PathLike, run: Run) -> None:
-    """Write the JSONL run format (deterministic gzip when the name ends in ``.gz``)."""
-    write_jsonl_atomic(path, run_rows(run))
+def write_run(path: PathLike, run: Run, inputs: Iterable[PathLike] = ()) -> None:
+    """Write the JSONL run format (deterministic gzip when the name ends in ``.gz``); ``-`` is
+    standard output; ``inputs`` may not be overwritten (:mod:`nclue.outputs`)."""
+    write_jsonl_atomic(path, run_rows(run), inputs)
 
 
 def format_score(score: float) -> str:
@@ -246,8 +314,9 @@ def trec_run_text(run: Run, tag: Optional[str] = None) -> str:
     return "".join(lines)
 
 
-def write_trec_run(path: PathLike, run: Run, tag: Optional[str] = None) -> None:
-    write_text_atomic(path, trec_run_text(run, tag))
+def write_trec_run(path: PathLike, run: Run, tag: Optional[str] = None,
+                   inputs: Iterable[PathLike] = ()) -> None:
+    write_text_atomic(path, trec_run_text(run, tag), inputs)
 
 
 def trec_qrels_text(release: Release) -> str:
@@ -263,15 +332,14 @@ def trec_qrels_text(release: Release) -> str:
     return "".join(lines)
 
 
-def write_trec_qrels(path: PathLike, release: Release) -> None:
-    write_text_atomic(path, trec_qrels_text(release))
+def write_trec_qrels(path: PathLike, release: Release, inputs: Iterable[PathLike] = ()) -> None:
+    write_text_atomic(path, trec_qrels_text(release), inputs)
 
 
 def read_trec_qrels(path: PathLike) -> Dict[str, Dict[str, int]]:
     """Read TREC qrels (``qid iter docid grade``) into ``{qid: {docid: grade}}`` (grade 0 dropped)."""
-    text = read_text(path)
     qrels: Dict[str, Dict[str, int]] = {}
-    for number, raw in enumerate(text.split("\n"), start=1):
+    for number, raw in iter_lines(path):
         if not raw.strip():
             continue
         parts = raw.split()
@@ -282,12 +350,12 @@ def read_trec_qrels(path: PathLike) -> Dict[str, Dict[str, int]]:
         try:
             grade = int(grade_text)
         except ValueError:
-            raise InputError(path, f"grade {grade_text!r} is not an integer", number) from None
+            raise InputError(path, f"grade {clip(grade_text)} is not an integer", number) from None
         if grade < 0:
             raise InputError(path, f"negative grade {grade}", number)
         per_query = qrels.setdefault(qid, {})
         if docid in per_query:
-            raise InputError(path, f"duplicate qrel for ({qid!r}, {docid!r})", number)
+            raise InputError(path, f"duplicate qrel for ({clip(qid)}, {clip(docid)})", number)
         if grade:
             per_query[docid] = grade
     return qrels

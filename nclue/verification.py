@@ -28,7 +28,8 @@ from .formats import dumps_canonical, loads_strict, write_bytes_atomic, write_js
 from .integrity import (manifest_from_sums, parse_sha256sums, unlisted_entries, verify_sha256sums,
                         write_integrity_files)
 from .layout import ReleaseLayout, RepositoryLayout
-from .prose_numbers import check_file as check_prose_file
+from .bag import verify_enclosing_bag
+from .prose_numbers import check_file as check_prose_file, prose_files
 from .report.assemble import ReleaseReport, build_release_report, open_release
 from .report.html import render_html
 from .report.jsonform import tables_json
@@ -218,24 +219,34 @@ def check_paper_audits(root: Path, summary: Summary, log: Callable[[str], None])
         log(line)
 
 
-PROSE_FILES = ("README.md", "DATASHEET.md")
-
-
 def check_prose(root: Path, summary: Summary, log: Callable[[str], None]) -> None:
-    """Numbers quoted in hand-written prose must match the generated file or claim they name
-    (:mod:`nclue.prose_numbers`); each quoted number is one check."""
+    """Every number quoted in README.md, DATASHEET.md and docs/*.md names the claim or frozen
+    value it quotes and must equal it at its printed precision (:mod:`nclue.prose_numbers`);
+    each bound number is one check, and an unbound or malformed quote fails too."""
     total, failed = 0, 0
-    for name in PROSE_FILES:
-        if not (root / name).is_file():
-            continue
+    for name in prose_files(root):
         checked, problems = check_prose_file(root, name)
+        mismatches = sum(1 for p in problems if " is not printed by " in p)
         total += checked
         failed += len(problems)
-        for number in range(max(0, checked - len(problems))):
+        for number in range(max(0, checked - mismatches)):
             summary.add("prose", f"{name} number {number + 1}", True)
         for problem in problems:
             summary.fail("prose", name, problem)
-    log(f"prose: {total} quoted numbers checked against generated reports, {failed} problems")
+    log(f"prose: {total} quoted numbers checked against the claims and files they name, "
+        f"{failed} problems")
+
+
+def check_bag(root: Path, summary: Summary, log: Callable[[str], None]) -> None:
+    """Inside an extracted BagIt bag (RFC 8493; ``nclue archive``), its manifests too."""
+    bag = verify_enclosing_bag(root)
+    if bag is None:
+        return
+    for problem in bag.problems:
+        summary.fail("integrity", f"bag {bag.bag}", problem)
+    if bag.ok:
+        summary.add("integrity", f"bag {bag.bag}", True)
+    log(f"bag: {bag.checked} files in the BagIt manifests, {len(bag.problems)} problems")
 
 
 def check_integrity(repo: RepositoryLayout, summary: Summary, log: Callable[[str], None]) -> None:
@@ -303,6 +314,7 @@ def reproduce(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = 
         write_integrity_files(repo.root)
         log("froze claims.json, MANIFEST.json and SHA256SUMS")
     check_integrity(repo, summary, log)
+    check_bag(repo.root, summary, log)
     return summary
 
 

@@ -237,8 +237,9 @@ class ReproduceExample(unittest.TestCase):
         self.assertIn("data/example/corpus.jsonl: sha256", proc.stdout)
 
     def test_readme_number_not_in_the_regenerated_report_fails(self):
-        readme = ("# x\n<!-- numbers-from: reference_metrics/example/REPORT.md -->\n"
-                  "The dense run finds a gold for {hit}% of the 6 queries.\n<!-- /numbers-from -->\n")
+        readme = ("# x\nThe dense run finds a gold for "
+                  "{hit}%<!--=example/scorecard/example_dense/gold_hit@10--> of the "
+                  "6<!--=example/instrument/queries/value--> queries.\n")
         # by hand: example_dense ranks a gold in the top 10 for all 6 queries (Gold Hit 100.0)
         (self.tmp / "README.md").write_text(readme.format(hit="100.0"))
         self.assertEqual(self.reproduce("--freeze").returncode, 0)
@@ -249,8 +250,8 @@ class ReproduceExample(unittest.TestCase):
         self.assertEqual(self.reproduce("--freeze").returncode, 1)  # the freeze re-checks prose too
         proc = self.reproduce()
         self.assertEqual(proc.returncode, 1)
-        self.assertIn("README.md:2: 99.0 is not printed in reference_metrics/example/REPORT.md",
-                      proc.stdout)
+        self.assertIn("README.md:2: 99.0 is not printed by "
+                      "example/scorecard/example_dense/gold_hit@10, which prints 100.0", proc.stdout)
 
 
 if __name__ == "__main__":

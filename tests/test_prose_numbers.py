@@ -1,20 +1,37 @@
-"""Numbers quoted in README/DATASHEET prose blocks must be printed in the generated file they name."""
+"""Every number quoted in README/DATASHEET/docs prose names the claim it quotes and is checked
+against it at its printed precision (nclue.prose_numbers)."""
 
+import json
+import shutil
 import tempfile
 import unittest
 from pathlib import Path
 
-from nclue.prose_numbers import check_file, numbers_in
+from nclue.prose_numbers import check_all, check_file, check_text, numbers_in, prose_files
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def tree(files):
     folder = Path(tempfile.mkdtemp())
-    for name, text in files.items():
+    for name, content in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        text = content if isinstance(content, str) else json.dumps(content)
         (folder / name).write_text(text, encoding="utf-8")
     return folder
+
+
+# A hand-made release with four claims; printed values follow from value + decimals.
+CLAIMS = {"release": "r1", "claims": [
+    {"table": "t", "row": "a", "column": "hit", "value": 79.1, "decimals": 1},
+    {"table": "t", "row": "a", "column": "delta", "value": -36.0, "decimals": 1},
+    {"table": "t", "row": "a", "column": "median", "value": 17.0, "decimals": 1},
+    {"table": "t", "row": "a", "column": "mean", "value": 1.8, "decimals": 2},
+]}
+SUMMARY = {"percent": 98.48, "kappa": 0.9509, "wilson": [97.22, 99.17], "n": 657,
+           "verdicts": {"x": "EXACT", "y": "FAIL", "z": "EXACT"},
+           "docs": [{"id": "d1", "pkg": "p"}, {"id": "d2", "pkg": "q"}, {"id": "d3", "pkg": "p"}],
+           "printed": [{"id": "median", "s": "67"}]}
 
 
 class NumbersIn(unittest.TestCase):
@@ -26,53 +43,161 @@ class NumbersIn(unittest.TestCase):
         self.assertEqual(numbers_in("17.0 17 1.80 20.05 100 0.0"), ["17", "17", "1.8", "20.05", "100", "0"])
         self.assertNotEqual(numbers_in("17.4"), numbers_in("17"))
 
-    def test_version_like_words_are_not_numbers(self):
-        self.assertEqual(numbers_in("nclue_v2 e5 bm25 x2"), [])
+    def test_words_versions_and_measure_names_hold_no_number(self):
+        self.assertEqual(numbers_in("nclue_v2 e5 bm25 x2 HC@10 nclue_score@10 3.11.2"), [])
 
 
-class CheckFile(unittest.TestCase):
-    REPORT = "| BM25-AND | 32.4 | -36.0 |\n1,000 queries\n"
+class Bindings(unittest.TestCase):
+    def setUp(self):
+        self.root = tree({"data/r1/claims.json": CLAIMS, "audit/s.json": SUMMARY})
 
-    def test_all_numbers_present(self):
-        root = tree({"REPORT.md": self.REPORT,
-                     "README.md": "x\n<!-- numbers-from: REPORT.md -->\n32.4% of 1000; falls by 36.0\n"
-                                  "<!-- /numbers-from -->\nunchecked 99\n"})
-        self.assertEqual(check_file(root, "README.md"), (3, []))
+    def tearDown(self):
+        shutil.rmtree(self.root)
 
-    def test_missing_number_names_file_line_and_value(self):
-        root = tree({"REPORT.md": self.REPORT,
-                     "README.md": "a\nb\n<!-- numbers-from: REPORT.md -->\n32.5 points\n<!-- /numbers-from -->\n"})
-        checked, problems = check_file(root, "README.md")
+    def check(self, text, name="DOC.md"):
+        return check_text(self.root, name, text)
+
+    def test_claims_at_printed_precision(self):
+        ok = ("finds 79.1%<!--=r1/t/a/hit--> ; median 17<!--=r1/t/a/median--> (17.0 printed) ; "
+              "mean 1.80<!--=r1/t/a/mean--> or 1.8<!--=r1/t/a/mean--> ; falls by "
+              "36.0<!--=r1/t/a/delta--> or −36.0<!--=r1/t/a/delta-->\n")
+        self.assertEqual(self.check(ok), (6, []))
+
+    def test_a_different_number_fails_naming_file_line_and_claim(self):
+        checked, problems = self.check("a\nfinds 79.3%<!--=r1/t/a/hit-->\n")
         self.assertEqual(checked, 1)
-        self.assertEqual(problems, ["README.md:3: 32.5 is not printed in REPORT.md"])
+        self.assertEqual(problems, ["DOC.md:2: 79.3 is not printed by r1/t/a/hit, which prints 79.1"])
 
-    def test_bad_fences_are_problems(self):
-        root = tree({"REPORT.md": self.REPORT,
-                     "A.md": "<!-- numbers-from: REPORT.md -->\n32.4\n",
-                     "B.md": "<!-- numbers-from: NOPE.md -->\n32.4\n<!-- /numbers-from -->",
-                     "C.md": "<!-- numbers-from: REPORT.md -->\nno digits\n<!-- /numbers-from -->"})
-        self.assertIn("not closed", check_file(root, "A.md")[1][0])
-        self.assertIn("does not exist", check_file(root, "B.md")[1][0])
-        self.assertIn("quotes no number", check_file(root, "C.md")[1][0])
+    def test_more_decimals_than_the_claim_prints_is_refused(self):
+        # 79.10 would claim a precision the release never printed
+        problems = self.check("79.10<!--=r1/t/a/hit-->")[1]
+        self.assertEqual(len(problems), 1)
+        self.assertIn("79.10 is not printed by r1/t/a/hit, which prints 79.1 (1 decimals", problems[0])
 
-    def test_rounded_sources_match_by_the_claims_rule(self):
-        summary = '{"percent": 98.48, "kappa": 0.9509, "wilson95": [97.22, 99.17], "n": 657}'
-        ok = ("<!-- numbers-from: S.json rounded -->\n98.5% [97.2, 99.2], kappa 0.951, 657 "
-              "<!-- /numbers-from -->")
-        root = tree({"S.json": summary, "A.md": ok,
-                     # 98.4 is not 98.48 rounded to one decimal; 0.95 is (0.9509 -> 0.95)
-                     "B.md": "<!-- numbers-from: S.json rounded -->\n98.4 0.95\n<!-- /numbers-from -->",
-                     # without "rounded" only printed values match
-                     "C.md": "<!-- numbers-from: S.json -->\n98.5\n<!-- /numbers-from -->"})
-        self.assertEqual(check_file(root, "A.md"), (5, []))  # 98.5, 97.2, 99.2, 0.951, 657
-        self.assertEqual(check_file(root, "B.md")[1],
-                         ["B.md:1: 98.4 is not printed or rounded from a number in S.json"])
-        self.assertEqual(check_file(root, "C.md")[1], ["C.md:1: 98.5 is not printed in S.json"])
+    def test_fewer_decimals_only_when_the_same_number(self):
+        # 79 is not 79.1 (no re-rounding of a rounded claim); 17 is 17.0
+        self.assertEqual(len(self.check("79<!--=r1/t/a/hit-->")[1]), 1)
+        self.assertEqual(self.check("17<!--=r1/t/a/median-->")[1], [])
 
-    def test_repository_readme_blocks_hold(self):
-        checked, problems = check_file(ROOT, "README.md")
+    def test_a_printed_sign_is_compared(self):
+        problems = self.check("+36.0<!--=r1/t/a/delta-->")[1]
+        self.assertEqual(problems, ["DOC.md:1: +36.0 is not printed by r1/t/a/delta, which prints -36.0"])
+
+    def test_json_values_round_half_up_at_the_quoted_decimals(self):
+        ok = ("98.5%<!--=audit/s.json#/percent--> [97.2<!--=audit/s.json#/wilson/0-->, "
+              "99.2<!--=audit/s.json#/wilson/1-->] kappa 0.951<!--=audit/s.json#/kappa--> "
+              "0.95<!--=audit/s.json#/kappa--> n 657<!--=audit/s.json#/n-->")
+        self.assertEqual(self.check(ok), (6, []))
+        problems = self.check("98.4<!--=audit/s.json#/percent-->")[1]
+        self.assertEqual(problems, ["DOC.md:1: 98.4 is not printed by audit/s.json#/percent, "
+                                    "which gives 98.48 (98.5 at 1 decimals)"])
+
+    def test_counts_members_and_transcribed_text(self):
+        # by hand: 3 verdicts, 2 of them EXACT, 1 FAIL; 2 docs with pkg p; the paper prints "67"
+        ok = ("3<!--=audit/s.json#/verdicts?count--> 2<!--=audit/s.json#/verdicts?count=EXACT--> "
+              "1<!--=audit/s.json#/verdicts?count=FAIL--> 2<!--=audit/s.json#/docs?count.pkg=p--> "
+              "67<!--=audit/s.json#/printed/id=median/s-->")
+        self.assertEqual(self.check(ok), (5, []))
+        self.assertEqual(len(self.check("3<!--=audit/s.json#/verdicts?count=EXACT-->")[1]), 1)
+
+    def test_unknown_keys_are_failed_checks(self):
+        for key, reason in (("r1/t/a/nope", "no such claim"), ("r9/t/a/hit", "no data/r9/claims.json"),
+                            ("audit/s.json#/missing", "nothing at /missing"),
+                            ("audit/none.json#/x", "does not exist")):
+            checked, problems = self.check(f"5<!--={key}-->")
+            self.assertEqual(checked, 1)
+            self.assertEqual(len(problems), 1, problems)
+            self.assertIn(f"5 is not printed by {key}", problems[0])
+            self.assertIn(reason, problems[0])
+
+    def test_regions_relative_keys_and_unbound_numbers(self):
+        text = ("<!-- numbers: bound r1 -->\n79.1%<!--=t/a/hit--> and 12 more\n<!-- /numbers -->\n"
+                "<!-- numbers: bound audit/s.json -->\n657<!--=#/n-->\n<!-- /numbers -->\n"
+                "outside a region 99 is free prose\n")
+        checked, problems = self.check(text)
+        self.assertEqual(checked, 2)
+        self.assertEqual(len(problems), 1)
+        self.assertIn("DOC.md:2: 12 in the 'numbers: bound' region of line 1 is bound to no claim",
+                      problems[0])
+
+    def test_table_numbers_in_readme_and_datasheet_need_a_marker(self):
+        table = "| run | hit |\n|---|---|\n| a | 79.1<!--=r1/t/a/hit--> |\n| b | 42 |\n"
+        for name in ("README.md", "DATASHEET.md"):
+            checked, problems = self.check(table, name)
+            self.assertEqual(checked, 1)
+            self.assertEqual(len(problems), 1)
+            self.assertIn(f"{name}:4: 42 in a table is bound to no claim", problems[0])
+        self.assertEqual(self.check(table, "docs/x.md"), (1, []))  # docs: only markers are checked
+
+    def test_measured_and_fixed_numbers_are_excluded_explicitly(self):
+        text = ("<!-- numbers: measured (bench) -->\n| reproduce | 42 s |\n<!-- /numbers -->\n"
+                "| k | 10<!--=fixed--> | 0.33<!--=measured--> s |\n"
+                "<!-- numbers: fixed (definitions) -->\n| def | 1/log2(rank+1) |\n<!-- /numbers -->\n")
+        self.assertEqual(self.check(text, "README.md"), (0, []))
+
+    def test_code_and_comments_are_not_prose(self):
+        text = "```\n| 5 | 6 |\n```\n| `x = 3` | <!-- 4 --> |\n"
+        self.assertEqual(self.check(text, "README.md"), (0, []))
+
+    def test_malformed_markers_and_regions(self):
+        cases = {
+            "<!--=r1/t/a/hit--> first": "follows no number",
+            "79.1 then words <!--=r1/t/a/hit-->": "follows no number",
+            "<!-- numbers: bound r1 -->\n79.1<!--=t/a/hit-->\n": "is not closed",
+            "<!-- /numbers -->": "closes no region",
+            "<!-- numbers: vague -->\n<!-- /numbers -->": "unknown region",
+            "<!-- numbers-from: REPORT.md -->\n79.1\n<!-- /numbers-from -->": "numbers-from blocks are replaced",
+        }
+        for text, fragment in cases.items():
+            problems = self.check(text)[1]
+            self.assertTrue(any(fragment in p for p in problems), (text, problems))
+
+
+class RepositoryProse(unittest.TestCase):
+    """The repository's own README, DATASHEET and docs hold, and tampering with them is caught."""
+
+    def test_repository_prose_holds(self):
+        checked, problems = check_all(ROOT)
         self.assertEqual(problems, [])
-        self.assertGreater(checked, 10)
+        self.assertGreater(checked, 150)
+        self.assertEqual(prose_files(ROOT)[:2], ["README.md", "DATASHEET.md"])
+
+    def tamper(self, name, old, new):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        self.assertEqual(text.count(old), 1, old)
+        line = text[: text.index(old)].count("\n") + 1
+        return line, check_text(ROOT, name, text.replace(old, new))[1]
+
+    def test_readme_tamper_cases_fail_naming_file_line_and_claim(self):
+        key = "v1/scorecard/bm25_and.clean/gold_hit@10"
+        for new in ("79.3", "32.4"):  # 32.4 is printed elsewhere in the report: still caught
+            line, problems = self.tamper("README.md", "79.1%<!--=scorecard", f"{new}%<!--=scorecard")
+            self.assertEqual(problems, [f"README.md:{line}: {new} is not printed by {key}, which prints 79.1"])
+
+    def test_releases_table_tamper_fails(self):
+        line, problems = self.tamper("README.md", "1,164<!--=v1/instrument/documents/value-->",
+                                     "1,165<!--=v1/instrument/documents/value-->")
+        self.assertEqual(problems, [f"README.md:{line}: 1,165 is not printed by "
+                                    "v1/instrument/documents/value, which prints 1164"])
+
+    def test_datasheet_tamper_fails(self):
+        # the stale "median 19 pages": the v1 instrument table says 20
+        line, problems = self.tamper("DATASHEET.md", "median 20<!--=v1/instrument/shortest_gold_median",
+                                     "median 19<!--=v1/instrument/shortest_gold_median")
+        self.assertEqual(problems, [f"DATASHEET.md:{line}: 19 is not printed by "
+                                    "v1/instrument/shortest_gold_median/value, which prints 20.0"])
+        line, problems = self.tamper("DATASHEET.md", "647<!--=#/conditions/agree-->/", "648<!--=#/conditions/agree-->/")
+        self.assertEqual(len(problems), 1)
+        self.assertIn(f"DATASHEET.md:{line}: 648 is not printed by "
+                      "audit/quote_audit_v1_summary.json#/conditions/agree, which gives 647", problems[0])
+
+    def test_an_unbound_number_in_a_readme_table_fails(self):
+        line, problems = self.tamper("README.md", "| 225<!--=v2/instrument/queries/value--> |", "| 225 |")
+        self.assertEqual(len(problems), 1)
+        self.assertIn(f"README.md:{line}: 225 in a table is bound to no claim", problems[0])
+
+    def test_check_file_reads_the_file(self):
+        self.assertEqual(check_file(ROOT, "README.md")[1], [])
 
 
 if __name__ == "__main__":

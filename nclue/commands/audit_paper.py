@@ -6,7 +6,6 @@ See :mod:`nclue.paper_audit` (tolerance rule: :mod:`nclue.paper_audit.evaluator`
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..formats import dumps_canonical, write_json_atomic, write_text_atomic
@@ -35,7 +34,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print the JSON report instead of Markdown")
     parser.add_argument("--out", metavar="DIR",
-                        help="also write <paper>.audit.md and <paper>.audit.json into DIR")
+                        help="also write <paper>.audit.md and <paper>.audit.json into DIR "
+                             "(created if missing)")
     parser.add_argument("--release", metavar="PATH",
                         help="release folder (nclue layout, or the original n-Clue release with "
                              "data/v1/): recompute the mapped table values from its runs")
@@ -47,7 +47,11 @@ def add_parser(subparsers: Any) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from .. import paper_audit as pa
+    from ..outputs import check_output, check_output_dir
 
+    out = check_output_dir(args.out, [args.transcription]) if args.out else None
+    if args.write_verdicts:
+        check_output(args.write_verdicts, [args.transcription])
     tr = pa.load_transcription(args.transcription)
     print(f"auditing {tr.paper}: {len(tr.values)} values, {len(tr.relations)} declared relations",
           file=sys.stderr)
@@ -57,12 +61,12 @@ def run_command(args: argparse.Namespace) -> int:
         reproduction = pa.reproduce_from_release(tr, args.release)
     report = pa.report_json(tr, results, reproduction)
     markdown = pa.report_markdown(tr, results, reproduction)
-    if args.out:
-        out = Path(args.out)
-        write_text_atomic(out / f"{tr.paper}.audit.md", markdown)
-        write_json_atomic(out / f"{tr.paper}.audit.json", report)
+    if out is not None:
+        write_text_atomic(out / f"{tr.paper}.audit.md", markdown, [args.transcription])
+        write_json_atomic(out / f"{tr.paper}.audit.json", report, [args.transcription])
     if args.write_verdicts:
-        write_json_atomic(args.write_verdicts, pa.verdicts_document(tr, results))
+        write_json_atomic(args.write_verdicts, pa.verdicts_document(tr, results),
+                          [args.transcription])
     if args.json:
         sys.stdout.write(dumps_canonical(report, indent=2) + "\n")
     else:

@@ -31,6 +31,8 @@ def run(args) -> int:
     from ..instrument.construction import construct
     from ..instrument.inputs import read_build
     from ..instrument.release_writer import write_release
+    from ..outputs import check_output_dir
+    check_output_dir(args.out, [args.input])
 
     overrides = {}
     if args.config:

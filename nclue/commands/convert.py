@@ -1,6 +1,7 @@
 """``nclue export-trec`` / ``nclue import-trec``: move runs and qrels between formats."""
 
-from ..release import load_release
+from ..outputs import check_output
+from ..release import load_release, release_input_files
 from ..runs import TIE_RULES, load_run, write_run, write_trec_qrels, write_trec_run
 
 
@@ -11,7 +12,8 @@ def add_parser(subparsers) -> None:
                     "ranks 1..n in the run's order and the run id as tag.")
     export.add_argument("--release", required=True, help="release folder")
     export.add_argument("--run", help="run file to convert (omit to export the qrels)")
-    export.add_argument("--out", required=True, help="output file (written atomically)")
+    export.add_argument("--out", required=True,
+                        help="output file (written atomically; '-' for standard output)")
     export.set_defaults(func=run_export)
     imp = subparsers.add_parser(
         "import-trec", help="convert a TREC run file into the release's JSONL(.gz) run format",
@@ -20,20 +22,25 @@ def add_parser(subparsers) -> None:
     imp.add_argument("run", help="TREC run file")
     imp.add_argument("--release", required=True, help="release folder")
     imp.add_argument("--ties", choices=TIE_RULES, default="input", help="tie rule (default: input order)")
-    imp.add_argument("--out", required=True, help="output .jsonl or .jsonl.gz")
+    imp.add_argument("--out", required=True,
+                     help="output .jsonl or .jsonl.gz ('-' for JSONL on standard output)")
     imp.set_defaults(func=run_import)
 
 
 def run_export(args) -> int:
+    inputs = [args.run, *release_input_files(args.release)]
+    check_output(args.out, inputs)
     release = load_release(args.release)
     if args.run:
-        write_trec_run(args.out, load_run(args.run, release))
+        write_trec_run(args.out, load_run(args.run, release), inputs=inputs)
     else:
-        write_trec_qrels(args.out, release)
+        write_trec_qrels(args.out, release, inputs=inputs)
     return 0
 
 
 def run_import(args) -> int:
+    inputs = [args.run, *release_input_files(args.release)]
+    check_output(args.out, inputs)
     release = load_release(args.release)
-    write_run(args.out, load_run(args.run, release, ties=args.ties, fmt="trec"))
+    write_run(args.out, load_run(args.run, release, ties=args.ties, fmt="trec"), inputs=inputs)
     return 0

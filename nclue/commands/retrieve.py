@@ -23,7 +23,8 @@ from typing import List, Optional, Tuple
 from ..errors import InputError
 from ..formats import dumps_canonical, read_json, sha256_file, write_jsonl_atomic
 from ..layout import ReleaseLayout
-from ..release import FORMS, Release, load_release
+from ..outputs import check_output
+from ..release import FORMS, Release, load_release, release_input_files
 from ..retrieval.bm25 import LexicalIndex
 from ..retrieval.index import DEFAULT_B, DEFAULT_K1
 from ..retrieval.production import (DEPTH, FUSERS, RunRequest, check_form, fused_entry,
@@ -83,6 +84,8 @@ def _requests(args, layout: ReleaseLayout) -> List[Tuple[RunRequest, Path]]:
     else:
         if not (args.method and args.out):
             raise InputError("nclue retrieve", "give --method and --out, or --plan")
+        check_output(args.out, [args.pages, *release_input_files(args.release)],
+                     allow_stdout=False, what="run file")
         out = Path(args.out)
         pairs.append((RunRequest(run_id_for(out), system(args.method), check_form(args.form, "--form"),
                                  args.drop, args.base), out))

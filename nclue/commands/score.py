@@ -7,7 +7,7 @@ from .. import api
 from ..claims import format_fixed
 from ..measures import DEFAULT_K, count_key
 from ..metrics import evaluate, outcome_measures
-from ..release import load_release
+from ..release import load_release, release_notes
 from ..runs import TIE_RULES, load_run
 
 
@@ -57,6 +57,8 @@ def run_score(args) -> int:
     run = load_run(args.run, release, ties=args.ties, fmt=args.format)
     if args.measures or args.per_query:
         result = api.score(release, run, args.measures, k=args.k)
+        for note in release_notes(release):  # stderr: stdout may be a per-query table
+            print(f"nclue: note: {note}", file=sys.stderr)
         if args.per_query:
             print_per_query(result, args.per_query)
             return 0
@@ -72,11 +74,16 @@ def run_score(args) -> int:
     scores["k"] = args.k
     scores["run"] = run.run_id
     scores["queries_in_run"] = sum(1 for q in run.rankings if q in release.queries)
+    notes = release_notes(release)  # e.g. no evidence.jsonl: never score silently without it
+    if notes:
+        scores["notes"] = notes
     if args.json:
         print(json.dumps(scores, sort_keys=True))
         return 0
     print(f"run {run.run_id} on {release.name}: {scores['queries']} queries "
           f"({scores['queries_in_run']} ranked), k={args.k}, ties={args.ties}")
+    for note in notes:
+        print(f"  note: {note}")
     for measure in outcome_measures(args.k):
         if measure.name in scores:
             count = count_key(measure)

@@ -37,6 +37,12 @@ def run(args) -> int:
     from ..instrument.verify import verify_release
 
     provenance = args.provenance or str(Path("provenance") / f"construction_{Path(args.release).name}.json")
+    if args.quote_audit:
+        from ..outputs import check_output
+        inputs = [args.input, args.release, provenance]
+        check_output(args.quote_audit, inputs, allow_stdout=False, what="quote audit")
+        check_output(str(args.quote_audit).rsplit(".jsonl", 1)[0] + "_summary.json", inputs,
+                     allow_stdout=False, what="quote audit summary")
     report = verify_release(args.input, args.release, provenance)
     if args.json:
         print(dumps_canonical(report, indent=2))
