@@ -4,5 +4,6 @@ from . import convert, coverage, retrieve, score, verify
 from . import build, verify_construction
 from . import compare
 from . import audit_paper
+from . import audit
 
-COMMAND_MODULES = (score, verify, convert, coverage, build, verify_construction, retrieve, compare, audit_paper,)
+COMMAND_MODULES = (score, verify, convert, coverage, build, verify_construction, retrieve, compare, audit_paper, audit,)
