@@ -33,7 +33,7 @@ TEMPLATE = """<!DOCTYPE html>
 <body>
 <header>
 <div class="top"><h1 id="title">{title}</h1><span id="packet" class="packet"></span></div>
-<div class="controls">
+<div class="toolbar">
 <label>Evaluator id <input id="evaluator" type="text" autocomplete="off" spellcheck="false"></label>
 <button id="export" type="button">Export JSON</button>
 <label class="file">Resume from an exported file <input id="resume" type="file" accept=".json,application/json"></label>

@@ -30,8 +30,10 @@ shown in page order, so the order of the routes is not visible. Everything is de
 import math
 import random
 import re
-from typing import Dict, List, Mapping, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Mapping, Sequence, Tuple
 
+from ..instrument.verify import mentions
 from .pagetext import PageText
 from .rubric import ConditionRubric, RubricSet
 
@@ -45,67 +47,103 @@ BM25_K1 = 0.9
 BM25_B = 0.4
 
 _WORD = re.compile(r"[0-9a-z]+")
+_NOT_ALNUM = re.compile(r"[\W_]+")  # str.isalnum() is exactly \w without "_"
 
 
 def _squash(text: str) -> str:
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    """Case-folded letters and digits only."""
+    return _NOT_ALNUM.sub("", text.casefold())
 
 
 def _forms(rubric: ConditionRubric) -> List[str]:
     return list(rubric.titles or ()) + list(rubric.variants or ()) or [rubric.name]
 
 
-def exact_pages(rubric: ConditionRubric, rubrics: RubricSet, pages: Mapping[int, PageText]) -> List[int]:
-    """Pages where the release's mechanical rule establishes the condition."""
-    return [n for n in sorted(pages) if rubrics.holds_on(rubric, pages[n].text, pages[n].flags)]
+@dataclass(frozen=True)
+class DocumentIndex:
+    """What the routes need of one document, computed once: per page its flags, squashed text,
+    word tokens and the section keys its lines read as (the release's heading rule)."""
+
+    pages: Mapping[int, PageText]
+    squashed: Mapping[int, str]
+    tokens: Mapping[int, Tuple[str, ...]]
+    token_sets: Mapping[int, FrozenSet[str]]
+    headings: Mapping[int, FrozenSet[str]]
+    avg_len: float
 
 
-def fuzzy_pages(rubric: ConditionRubric, pages: Mapping[int, PageText]) -> List[int]:
+def index_document(pages: Mapping[int, PageText], rubrics: RubricSet) -> DocumentIndex:
+    tokens = {n: tuple(_WORD.findall(pages[n].text.casefold())) for n in sorted(pages)}
+    headings = {}
+    for n in sorted(pages):
+        keys = {rubrics.heading_key(line) for line in pages[n].text.split("\n")}
+        keys.discard(None)
+        headings[n] = frozenset(keys)
+    avg = math.fsum(len(t) for t in tokens.values()) / len(tokens) if tokens else 1.0
+    return DocumentIndex(pages=pages, squashed={n: _squash(pages[n].text) for n in sorted(pages)},
+                         tokens=tokens, token_sets={n: frozenset(t) for n, t in tokens.items()},
+                         headings=headings, avg_len=avg or 1.0)
+
+
+def exact_pages(rubric: ConditionRubric, rubrics: RubricSet, doc: DocumentIndex) -> List[int]:
+    """Pages where the release's mechanical rule establishes the condition
+    (:meth:`nclue.label_audit.rubric.RubricSet.holds_on`)."""
+    out = []
+    for n in sorted(doc.pages):
+        if set(doc.pages[n].flags) & rubrics.excluded_page_flags:
+            continue
+        if rubric.kind == "entity":
+            if any(mentions(doc.pages[n].text, v) for v in rubric.variants):
+                out.append(n)
+        elif rubric.key in doc.headings[n]:
+            out.append(n)
+    return out
+
+
+def fuzzy_pages(rubric: ConditionRubric, doc: DocumentIndex) -> List[int]:
     """Pages containing a squashed title or spelling, most occurrences first, then page order."""
     needles = sorted({_squash(f) for f in _forms(rubric) if _squash(f)})
     scored = []
-    for n in sorted(pages):
-        hay = _squash(pages[n].text)
-        count = sum(hay.count(needle) for needle in needles)
+    for n in sorted(doc.pages):
+        count = sum(doc.squashed[n].count(needle) for needle in needles)
         if count:
             scored.append((-count, n))
     return [n for _, n in sorted(scored)]
 
 
-def bm25_pages(rubric: ConditionRubric, pages: Mapping[int, PageText]) -> List[int]:
+def bm25_pages(rubric: ConditionRubric, doc: DocumentIndex) -> List[int]:
     """Pages ranked by BM25 of the condition's words (document-internal statistics)."""
     terms = sorted({t for f in _forms(rubric) for t in _WORD.findall(f.casefold())})
-    if not terms or not pages:
+    if not terms or not doc.pages:
         return []
-    tokens = {n: _WORD.findall(pages[n].text.casefold()) for n in pages}
-    total = len(tokens)
-    avg = math.fsum(len(t) for t in tokens.values()) / total or 1.0
-    present = {n: set(toks) for n, toks in tokens.items()}
-    df = {t: sum(1 for words in present.values() if t in words) for t in terms}
+    total = len(doc.tokens)
+    df = {t: sum(1 for words in doc.token_sets.values() if t in words) for t in terms}
     scored = []
-    for n in sorted(tokens):
-        toks = tokens[n]
+    for n in sorted(doc.tokens):
+        if not any(t in doc.token_sets[n] for t in terms):
+            continue
+        toks = doc.tokens[n]
         score = 0.0
         for term in terms:
             tf = toks.count(term)
             if not tf:
                 continue
             idf = math.log(1 + (total - df[term] + 0.5) / (df[term] + 0.5))
-            score += idf * tf / (tf + BM25_K1 * (1 - BM25_B + BM25_B * len(toks) / avg))
-        if score > 0:
-            scored.append((-score, n))
+            score += idf * tf / (tf + BM25_K1 * (1 - BM25_B + BM25_B * len(toks) / doc.avg_len))
+        scored.append((-score, n))
     return [n for _, n in sorted(scored)]
 
 
-def routes_for(rubric: ConditionRubric, rubrics: RubricSet, pages: Mapping[int, PageText],
+def routes_for(rubric: ConditionRubric, rubrics: RubricSet, doc: DocumentIndex,
                construction: Sequence[int], first_pass: Sequence[int] = (),
                selected: Sequence[int] = ()) -> Dict[str, List[int]]:
     """Every route's ordered pages for one condition of one document (module docstring)."""
+    pages = doc.pages
     return {
         "construction": sorted(p for p in set(construction) if p in pages),
-        "exact": exact_pages(rubric, rubrics, pages),
-        "fuzzy": fuzzy_pages(rubric, pages),
-        "bm25": bm25_pages(rubric, pages),
+        "exact": exact_pages(rubric, rubrics, doc),
+        "fuzzy": fuzzy_pages(rubric, doc),
+        "bm25": bm25_pages(rubric, doc),
         "first_pass": sorted(p for p in set(first_pass) if p in pages),
         "selected": sorted(p for p in set(selected) if p in pages),
     }

@@ -27,7 +27,7 @@ from ..formats import (PathLike, dumps_canonical, read_bytes, read_json, sha256_
                        write_bytes_atomic)
 from ..release import Release
 from .pagetext import PageText
-from .pools import build_pool, routes_for
+from .pools import build_pool, index_document, routes_for
 from .rubric import RubricSet
 
 SPEC_FORMAT = "nclue-audit-spec"
@@ -163,19 +163,22 @@ def build_stage(release: Release, rubrics: RubricSet, condition_ids: Mapping[str
     width = max(3, len(str(len(shuffled))))
     prefix = ITEM_PREFIX[(stage, design)]
     spec_items, key_items = [], []
+    indexes: Dict[str, Any] = {}
     for number, pair in enumerate(shuffled, start=1):
         item_id = f"{prefix}{number:0{width}d}"
         query = release.queries[pair.qid]
         judgment = release.judgments[pair.qid][pair.docid]
         evidence = release.evidence.get((pair.qid, pair.docid), tuple(() for _ in query.conditions))
         doc_pages = pages[pair.docid]
+        if pair.docid not in indexes:
+            indexes[pair.docid] = index_document(doc_pages, rubrics)
         spec_conditions, key_conditions = [], []
         for index, (name, cid) in enumerate(zip(query.conditions, condition_ids[pair.qid])):
             rubric = rubrics.conditions[cid]
             ask = index in pair.asked
             pool: Tuple[PoolPage, ...] = ()
             if ask:
-                routes = routes_for(rubric, rubrics, doc_pages, evidence[index],
+                routes = routes_for(rubric, rubrics, indexes[pair.docid], evidence[index],
                                     pair.first_pass.get(index, ()), pair.selected.get(index, ()))
                 shown, membership = build_pool(routes, order, size, doc_pages,
                                                f"nclue-audit-fill:{packet_id}:{seed}:{pair.qid}:{pair.docid}:{index}")
