@@ -14,6 +14,8 @@ from ..claims import format_fixed
 from ..errors import InputError
 from ..formats import dumps_canonical, write_bytes_atomic
 from ..release import load_release
+from ..label_audit.challenge import MEASURES as CONTRAST_MEASURES
+from ..measures import REGISTRY
 from ..tables import Table
 
 DESCRIPTION = """\
@@ -256,8 +258,8 @@ def run_repair(args: argparse.Namespace) -> int:
     from ..label_audit.policy import check_recorded
     from ..label_audit.record import read_record
     from ..label_audit.repair import (apply_repair, copy_hashes, decide, gold_gate_problems, golds_counted,
-                                      load_label_version, read_repair, repair_paths, repair_rows,
-                                      write_copy, write_repair)
+                                      gzipped_qrels, load_label_version, read_repair, repair_paths,
+                                      repair_rows, write_copy, write_repair)
     from ..label_audit.spec import check_release
     from ..label_audit.transitions import grade_transition_table, label_transition_table, stratum_table
     from ..formats import jsonl_text, sha256_bytes
@@ -282,7 +284,7 @@ def run_repair(args: argparse.Namespace) -> int:
     repaired = apply_repair(base, parsed, rows_path)
     problems = gold_gate_problems(repaired, first.page_gates)
     golds, subsets, zero_gold = golds_counted(repaired)
-    gz = Path(release.path, "qrels.jsonl.gz").exists()
+    gz = gzipped_qrels(release)
     lineage = {
         "format": "nclue-audit-repair", "version": 1, "id": args.id, "release": release.name,
         "after": list(args.after or []), "compression": "gzip" if gz else "none",
@@ -335,8 +337,9 @@ def run_impact(args: argparse.Namespace) -> int:
     if args.contrast:
         base_id, variant_id = args.contrast
         pair = runs_of(args.release, release, [base_id, variant_id])
-        tables.append(contrast_table(base, repaired, pair[base_id], pair[variant_id], args.k,
-                                     f"{args.measure}@{args.k}", f"repair {args.repair}"))
+        measure = REGISTRY.parse(args.measure, args.k, "--measure").name
+        tables.append(contrast_table(base, repaired, pair[base_id], pair[variant_id], args.k, measure,
+                                     f"repair {args.repair}"))
     _emit(args, tables, {"release": release.name, "repair": args.repair, "runs": len(runs)})
     return 0
 
@@ -432,7 +435,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--runs", nargs="*", metavar="RUN", help="only these run ids (default: all)")
     p.add_argument("--contrast", nargs=2, metavar=("BASE", "VARIANT"), help="also a named contrast")
-    p.add_argument("--measure", default="gold_ndcg", help="contrast measure (default gold_ndcg)")
+    p.add_argument("--measure", default="gold_ndcg", help="contrast measure, e.g. gold_ndcg or nclue_score@10 "
+                                                          "(default gold_ndcg at --k)")
     p.set_defaults(func=run_impact)
 
     p = steps.add_parser("challenge", help="retrieval-conditioned challenge of a frozen contrast",
@@ -443,7 +447,8 @@ def add_parser(subparsers: Any) -> None:
     common(p, text=True)
     p.add_argument("--base", required=True, metavar="RUN")
     p.add_argument("--variant", required=True, metavar="RUN")
-    p.add_argument("--measure", default="gold_ndcg", choices=("nclue_score", "gold_hit", "gold_ndcg", "graded_ndcg"))
+    p.add_argument("--measure", default="gold_ndcg", choices=CONTRAST_MEASURES,
+                   help="per-query measure of the contrast (default gold_ndcg, as the paper)")
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--controls", type=int, default=25, help="neutral controls (default 25, as the paper)")
     p.add_argument("--seed", type=int, required=True)

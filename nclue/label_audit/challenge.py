@@ -9,8 +9,9 @@ therefore tests robustness rather than estimating an unbiased leaderboard."
 
 Definitions (exact, per query, with the scorer's own per-query outcomes, :mod:`nclue.metrics`):
 
-- the contrast is ``mean_q [m(variant, q) - m(base, q)]`` for a per-query measure ``m`` at
-  cutoff k (``nclue_score``, ``gold_hit``, ``gold_ndcg`` or ``graded_ndcg``);
+- the contrast is ``mean_q [m(variant, q) - m(base, q)]`` for a per-query measure ``m`` of the
+  registry defined on every query (``nclue_score``, ``gold_hit``, ``gold_ndcg``, ``graded_ndcg``,
+  ...) at cutoff k;
 - promoting a judged subset d of query q makes it a gold with every condition; its effect is
   ``delta(q, d) = [m'(variant, q) - m'(base, q)] - [m(variant, q) - m(base, q)]`` with m'
   recomputed on the promoted judgments (the gold count of q, hence the ideal DCG, changes too);
@@ -28,11 +29,13 @@ from dataclasses import dataclass, replace
 from typing import Dict, List, Sequence, Tuple
 
 from ..errors import NclueError
+from ..measures import REGISTRY
 from ..metrics import QueryFacts, query_facts, query_outcome
 from ..release import Release
 from ..runs import Run
 
-MEASURES = ("nclue_score", "gold_hit", "gold_ndcg", "graded_ndcg")
+#: Measures a contrast can be taken on: per-query outcome measures over every query.
+MEASURES = tuple(d.key for d in REGISTRY if d.per_query is not None and d.denominator == "all")
 
 
 @dataclass(frozen=True)
@@ -43,9 +46,8 @@ class Candidate:
 
 
 def _value(facts: QueryFacts, run: Run, k: int, measure: str) -> float:
-    o = query_outcome(facts, run.rankings.get(facts.qid), k)
-    return float({"nclue_score": o.nclue, "gold_hit": o.gold_hit, "gold_ndcg": o.gold_ndcg,
-                  "graded_ndcg": o.graded_ndcg}[measure])
+    outcome = query_outcome(facts, run.rankings.get(facts.qid), k)
+    return float(REGISTRY.definition(measure).per_query(outcome))
 
 
 def promoted(facts: QueryFacts, docid: str) -> QueryFacts:

@@ -6,8 +6,8 @@ correlation rho = .9986"; supplement sec. 10.6: "Across all 70 CrossPage systems
 correlation is .9998, representative gold-only NDCG@10 moves by at most .0012, and the largest
 movement is one position".
 
-For every run and every reported measure (:data:`MEASURES` at cutoff k; percentage points, the
-scorer of :mod:`nclue.metrics`): the value on the base label version, on the repaired one, and
+For every run and every scorecard measure of the registry (:meth:`nclue.measures.MeasureRegistry.scorecard`
+at cutoff k; percentage points, the scorer of :mod:`nclue.metrics`): the value on the base label version, on the repaired one, and
 the difference. Per measure: the largest absolute change (and the run), Spearman's rho of the
 runs' values before and after (average ranks for ties, :func:`nclue.agreement.spearman_rho`;
 undefined, left empty, when every run ties on one side), and the largest movement of a run's
@@ -16,24 +16,22 @@ stay the same (a query left without a gold counts as a failure for every run).
 """
 
 import math
-from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..agreement import average_ranks, spearman_rho
 from ..errors import InputError, NclueError
-from ..formats import PathLike, read_json, sha256_file
+from ..formats import PathLike
+from ..measures import REGISTRY, MeasureRegistry
 from ..metrics import evaluate
 from ..release import Release
+from ..run_index import RunIndex
 from ..runs import Run, load_run
 from ..tables import Column, Table
 
-MEASURES = (("nclue_score@{k}", "n-Clue Score@{k}"), ("gold_hit@{k}", "Gold Hit@{k}"),
-            ("gold_ndcg@{k}", "Gold-NDCG@{k}"), ("graded_ndcg@{k}", "graded NDCG@{k}"),
-            ("auc", "AUC"))
 
-
-def measure_keys(k: int) -> List[Tuple[str, str]]:
-    return [(key.format(k=k), label.format(k=k)) for key, label in MEASURES]
+def measure_keys(k: int, registry: MeasureRegistry = REGISTRY) -> List[Tuple[str, str]]:
+    """(name, header) of the scorecard measures at cutoff ``k``."""
+    return [(m.name, registry.header(m)) for m in registry.scorecard(k)]
 
 
 def scores(release: Release, runs: Mapping[str, Run], k: int) -> Dict[str, Dict[str, float]]:
@@ -113,23 +111,17 @@ def contrast_table(before: Release, after: Release, base: Run, variant: Run, k: 
 
 
 def runs_of(release_dir: PathLike, release: Release, run_ids: Optional[Sequence[str]] = None) -> Dict[str, Run]:
-    """The frozen runs of ``runs/index.json`` (checked against their sha256), all or the named ones;
+    """The frozen runs of the release's run index (sha256 checked), all or the named ones;
     identical files are parsed once."""
-    folder = Path(release_dir) / "runs"
-    index = read_json(folder / "index.json")
-    entries = {e["id"]: e for e in index.get("runs", [])}
-    wanted = sorted(entries) if run_ids is None else list(run_ids)
-    out = {}
+    index = RunIndex.load(release_dir)
+    wanted = index.ids() if run_ids is None else list(run_ids)
+    out: Dict[str, Run] = {}
     parsed: Dict[str, Run] = {}
     for run_id in wanted:
-        if run_id not in entries:
-            raise InputError(folder / "index.json", f"unknown run id {run_id!r}")
-        entry = entries[run_id]
-        path = folder / entry["file"]
-        digest = sha256_file(path)
-        if digest != entry["sha256"]:
-            raise InputError(path, f"sha256 {digest} differs from index.json")
-        if digest not in parsed:
-            parsed[digest] = load_run(path, release, run_id=run_id)
-        out[run_id] = Run(run_id, parsed[digest].rankings, parsed[digest].tie_rule)
+        if run_id not in index:
+            raise InputError(index.layout.run_index, f"unknown run id {run_id!r}")
+        entry = index[run_id]
+        if entry.sha256 not in parsed:
+            parsed[entry.sha256] = load_run(index.path(run_id), release, run_id=run_id)
+        out[run_id] = Run(run_id, parsed[entry.sha256].rankings, parsed[entry.sha256].tie_rule)
     return out

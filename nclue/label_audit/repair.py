@@ -27,6 +27,7 @@ from ..errors import InputError, NclueError
 from ..formats import (PathLike, dumps_canonical, iter_jsonl, jsonl_text, read_bytes, read_json,
                        sha256_bytes, write_bytes_atomic, gzip_bytes)
 from ..instrument.gates import distinct_page_assignment, judge, single_page_solvable
+from ..layout import ReleaseLayout
 from ..release import Judgment, Release
 from .exports import ConditionAnswer
 from .policy import (Decision, Policy, Response, adjudication_decision, first_pass_decision,
@@ -268,10 +269,16 @@ def copy_hashes(release: Release, gz: bool) -> Dict[str, str]:
 
 
 def repair_paths(release_dir: PathLike, repair_id: str) -> Tuple[Path, Path]:
+    """``<release>/repairs/<id>.jsonl`` and ``<id>.lineage.json``."""
     if not REPAIR_ID.match(repair_id):
         raise InputError(repair_id, "a repair id is 1-64 letters, digits, '.', '_' or '-'")
-    folder = Path(release_dir) / "repairs"
+    folder = ReleaseLayout.of(release_dir).repairs_dir
     return folder / f"{repair_id}.jsonl", folder / f"{repair_id}.lineage.json"
+
+
+def gzipped_qrels(release: Release) -> bool:
+    """Whether the release stores its qrels gzipped (a repaired copy keeps the same form)."""
+    return ReleaseLayout.of(release.path).existing_jsonl("qrels").name.endswith(".gz")
 
 
 def write_repair(rows_path: Path, lineage_path: Path, rows: Sequence[Mapping[str, Any]],
@@ -307,14 +314,13 @@ def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Map
     """Write the repaired label version as a release folder: queries and corpus copied byte for
     byte, the new qrels and evidence, and ``provenance.json`` (the lineage). Runs are not copied:
     score them against this folder with ``--release``."""
-    src, dst = Path(original.path), Path(out)
-    if dst.resolve() == src.resolve():
+    src, dst = ReleaseLayout.of(original.path), Path(out)
+    if dst.resolve() == src.folder.resolve():
         raise InputError(dst, "the repaired copy must not overwrite the released label version")
     gz = str(lineage.get("compression")) == "gzip"
     for stem in ("queries", "corpus"):
-        for name in (f"{stem}.jsonl", f"{stem}.jsonl.gz"):
-            if (src / name).exists():
-                write_bytes_atomic(dst / name, (src / name).read_bytes())
+        path = src.existing_jsonl(stem)
+        write_bytes_atomic(dst / path.name, path.read_bytes())
     suffix = ".jsonl.gz" if gz else ".jsonl"
     write_bytes_atomic(dst / f"qrels{suffix}", file_bytes(qrels_rows(repaired), gz))
     write_bytes_atomic(dst / f"evidence{suffix}", file_bytes(evidence_rows(repaired), gz))

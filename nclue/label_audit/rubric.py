@@ -29,6 +29,7 @@ from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tupl
 from ..errors import InputError
 from ..formats import PathLike, field, iter_jsonl, read_bytes, read_json, sha256_bytes
 from ..instrument.verify import canonical_section, mentions, title_key
+from ..layout import ReleaseLayout
 from ..release import Release
 
 KINDS = ("section", "entity")
@@ -244,8 +245,7 @@ def query_condition_ids(release: Release, rubrics: RubricSet) -> Dict[str, Tuple
     Uses ``condition_ids`` of ``queries.jsonl`` where the release records them, else the rubric's
     unique condition of each display name; a condition without a rubric is refused.
     """
-    folder = Path(release.path)
-    path = folder / "queries.jsonl" if (folder / "queries.jsonl").exists() else folder / "queries.jsonl.gz"
+    path = ReleaseLayout.of(release.path).queries
     out: Dict[str, Tuple[str, ...]] = {}
     for line, obj in iter_jsonl(path):
         qid = field(obj, "qid", str, path, line)

@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..errors import InputError
 from ..formats import (PathLike, dumps_canonical, read_bytes, read_json, sha256_bytes, sha256_file,
                        write_bytes_atomic)
+from ..layout import INSTRUMENT_STEMS, ReleaseLayout
 from ..release import Release
 from .pagetext import PageText
 from .pools import build_pool, index_document, routes_for
@@ -134,13 +135,13 @@ class StagePair:
 
 
 def release_file_hashes(release: Release) -> Dict[str, str]:
-    """sha256 (as stored) of the release files a stage depends on."""
-    folder = Path(release.path)
+    """sha256 (as stored) of the release files a stage depends on, by file name."""
+    layout = ReleaseLayout.of(release.path)
     out = {}
-    for stem in ("queries", "qrels", "evidence", "corpus"):
-        for name in (f"{stem}.jsonl", f"{stem}.jsonl.gz"):
-            if (folder / name).exists():
-                out[name] = sha256_file(folder / name)
+    for stem in INSTRUMENT_STEMS:
+        path = layout.existing_jsonl(stem, required=False)
+        if path is not None:
+            out[path.name] = sha256_file(path)
     return out
 
 

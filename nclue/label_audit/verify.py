@@ -9,11 +9,11 @@ release, the repaired copy and the frozen runs, so they can be regenerated and c
 every other table.
 """
 
-from pathlib import Path
 from typing import List, Tuple
 
 from ..errors import InputError
 from ..formats import PathLike
+from ..layout import ReleaseLayout
 from ..release import Release
 from .repair import gold_gate_problems, load_label_version
 
@@ -22,7 +22,7 @@ SUFFIX = ".lineage.json"
 
 def repair_ids(release_dir: PathLike) -> List[str]:
     """Ids of the repairs in ``<release>/repairs/``, sorted."""
-    folder = Path(release_dir) / "repairs"
+    folder = ReleaseLayout.of(release_dir).repairs_dir
     if not folder.is_dir():
         return []
     return sorted(p.name[: -len(SUFFIX)] for p in folder.iterdir() if p.name.endswith(SUFFIX))
