@@ -8,7 +8,6 @@ file inputs, downloads, screenshots), every call with a timeout.
 """
 
 import base64
-import fcntl
 import json
 import os
 import select
@@ -43,6 +42,7 @@ class Browser:
 
     def __init__(self, binary: str, profile: str, width: int = 1280, height: int = 900,
                  timeout: float = 30.0) -> None:
+        import fcntl  # POSIX only; imported here so that the module loads anywhere
         self.timeout = timeout
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()

@@ -52,9 +52,9 @@ anywhere: Ctrl+Enter accepts the item; ? opens this help. Previous and Next alwa
 <p class="request-label">Request</p>
 <p id="request" class="request"></p>
 <p id="asked" class="asked"></p>
-<div id="conditions"></div>
-<div id="errors" class="errors" role="alert"></div>
 <div id="item-status" class="item-status"></div>
+<div id="errors" class="errors" role="alert"></div>
+<div id="conditions"></div>
 </main>
 <footer class="nav">
 <button id="prev" type="button">&#9664; Previous</button>

@@ -543,7 +543,8 @@
       box.appendChild(el("ul", {}, errors.map(function (t) { return el("li", { text: t }); })));
       renderStatus(item, st);
       renderStrip();
-      message("Item " + item.item + " not accepted: " + errors.length + " problem(s) listed below the item.", true);
+      message("Item " + item.item + " not accepted: " + errors.length + " problem(s), listed above the conditions.", true);
+      if (box.scrollIntoView) { box.scrollIntoView({ block: "center" }); }
       return false;
     }
     st.accepted = true;
