@@ -26,7 +26,10 @@ import unittest
 from pathlib import Path
 
 from nclue.formats import iter_jsonl
+from nclue.label_audit.impact import changed_queries, runs_of, scores
+from nclue.label_audit.repair import load_label_version
 from nclue.label_audit.verify import check_repairs
+from nclue.metrics import evaluate
 from nclue.release import load_release
 from tests import label_audit_setup as setup
 
@@ -187,6 +190,16 @@ class Workflow(unittest.TestCase):
         self.assertAlmostEqual(summary["nclue_score@10"]["max_abs_delta"], 100 / 6)
         self.assertAlmostEqual(summary["nclue_score@10"]["rank_shift"], 1.0)
         self.assertEqual(summary["gold_hit@10"]["changed"], 0)
+        # the incremental re-scoring equals a full evaluation of both label versions
+        release = load_release(self.release)
+        repaired, _ = load_label_version(release, "fixture-1")
+        self.assertEqual(changed_queries(release, repaired), ["q1", "q2", "q3", "q4", "q5"])
+        runs = runs_of(self.release, release)
+        pre, post = scores(release, repaired, runs, 10)
+        for run_id, run in runs.items():
+            for version, values in ((release, pre[run_id]), (repaired, post[run_id])):
+                full = evaluate(version, run, 10)
+                self.assertEqual(values, {m: full[m] for m in values})
         contrast = cells(impact, "audit_contrast")
         self.assertAlmostEqual(contrast["before"]["gap"], 100 / 6)
         self.assertAlmostEqual(contrast["after"]["gap"], 0.0)

@@ -22,7 +22,7 @@ from ..agreement import average_ranks, spearman_rho
 from ..errors import InputError, NclueError
 from ..formats import PathLike
 from ..measures import REGISTRY, MeasureRegistry
-from ..metrics import evaluate
+from ..metrics import aggregate, evaluate, outcomes, per_query_from_outcomes, query_facts
 from ..release import Release
 from ..run_index import RunIndex
 from ..runs import Run, load_run
@@ -30,21 +30,53 @@ from ..tables import Column, Table
 
 
 def measure_keys(k: int, registry: MeasureRegistry = REGISTRY) -> List[Tuple[str, str]]:
-    """(name, header) of the scorecard measures at cutoff ``k``."""
+    """(name, header) of the scorecard measures at cutoff ``k`` (the per-run table)."""
     return [(m.name, registry.header(m)) for m in registry.scorecard(k)]
 
 
-def scores(release: Release, runs: Mapping[str, Run], k: int) -> Dict[str, Dict[str, float]]:
-    """{run id: {measure: value}} on one label version."""
-    out = {}
+def summary_keys(k: int, registry: MeasureRegistry = REGISTRY) -> List[Tuple[str, str]]:
+    """(name, header) of every per-query outcome measure at cutoff ``k`` (the summary), except
+    ``complete_first``, which is n-Clue Score under another name."""
+    return [(m.name, registry.header(m)) for m in registry.outcome_measures(k) if m.key != "complete_first"]
+
+
+def changed_queries(before: Release, after: Release) -> List[str]:
+    """Queries whose qrels or evidence differ between two label versions of one release."""
+    out = {q for q in before.queries if before.judgments.get(q, {}) != after.judgments.get(q, {})}
+    for key in set(before.evidence) | set(after.evidence):
+        if before.evidence.get(key) != after.evidence.get(key):
+            out.add(key[0])
+    return sorted(out)
+
+
+def scores(before: Release, after: Release, runs: Mapping[str, Run],
+           k: int) -> Tuple[Dict[str, Dict[str, float]], Dict[str, Dict[str, float]]]:
+    """({run id: {measure: value}} before, the same after); a run has the page measures only
+    when it carries page scores.
+
+    Per-query outcomes are computed on the base version, then again only for the queries the
+    repair changes (:func:`changed_queries`); the aggregates use ``math.fsum``, so the values are
+    exactly those of :func:`nclue.metrics.evaluate` on each version.
+    """
+    wanted = {m for m, _ in summary_keys(k)}
+    facts_before = query_facts(before)
+    changed = set(changed_queries(before, after))
+    facts_after = {q: f for q, f in query_facts(after).items() if q in changed}
+    pre, post = {}, {}
     for run_id in sorted(runs):
-        values = evaluate(release, runs[run_id], k)
-        out[run_id] = {m: values[m] for m, _ in measure_keys(k) if m in values}
-    return out
+        base = outcomes(before, runs[run_id], k, facts_before)
+        repaired = dict(base)
+        repaired.update(outcomes(after, runs[run_id], k, facts_after))
+        for target, results in ((pre, base), (post, repaired)):
+            values = aggregate(per_query_from_outcomes(results, k))
+            target[run_id] = {m: v for m, v in values.items() if m in wanted}
+    return pre, post
 
 
 def _rank_shift(before: Mapping[str, float], after: Mapping[str, float]) -> float:
     ids = sorted(before)
+    if not ids:
+        return 0.0
     rb = average_ranks([-before[i] for i in ids])
     ra = average_ranks([-after[i] for i in ids])
     return max(abs(x - y) for x, y in zip(rb, ra))
@@ -62,7 +94,7 @@ def impact_tables(before: Release, after: Release, runs: Mapping[str, Run], k: i
     """(per-run before/after/difference table, per-measure summary table)."""
     if not runs:
         raise NclueError("no frozen runs to score")
-    pre, post = scores(before, runs, k), scores(after, runs, k)
+    pre, post = scores(before, after, runs, k)
     measures = [(m, label) for m, label in measure_keys(k) if all(m in pre[r] and m in post[r] for r in runs)]
     columns = []
     for m, label in measures:
@@ -80,21 +112,25 @@ def impact_tables(before: Release, after: Release, runs: Mapping[str, Run], k: i
                     tuple(columns), tuple(rows),
                     note="Percentage points; the runs are scored as frozen on both label versions.")
     summary_rows = []
-    for m, label in measures:
-        b = {r: pre[r][m] for r in runs}
-        a = {r: post[r][m] for r in runs}
-        deltas = {r: a[r] - b[r] for r in runs}
-        worst = max(sorted(runs), key=lambda r: abs(deltas[r]))
+    for m, label in summary_keys(k):
+        having = sorted(r for r in runs if m in pre[r] and m in post[r])
+        if not having:
+            continue
+        b = {r: pre[r][m] for r in having}
+        a = {r: post[r][m] for r in having}
+        deltas = {r: a[r] - b[r] for r in having}
+        worst = max(having, key=lambda r: abs(deltas[r]))
         largest = f"largest change: {worst}" if deltas[worst] != 0 else "no run changes"
         summary_rows.append((m, f"{label} ({largest})", {
             "max_abs_delta": abs(deltas[worst]), "rho": _rho(b, a), "rank_shift": _rank_shift(b, a),
-            "runs": len(runs), "changed": sum(1 for d in deltas.values() if not math.isclose(d, 0.0, abs_tol=1e-12))}))
+            "runs": len(having), "changed": sum(1 for d in deltas.values() if not math.isclose(d, 0.0, abs_tol=1e-12))}))
     summary = Table(f"{table_prefix}_summary", f"What {version} changes, per measure",
                     (Column("max_abs_delta", "largest |change| (points)", 2), Column("rho", "Spearman rho", 4),
                      Column("rank_shift", "largest rank movement", 1), Column("runs", "runs", 0),
                      Column("changed", "runs whose value changed", 0)),
                     tuple(summary_rows),
-                    note="rho: Spearman correlation of the runs' values before and after (average ranks).")
+                    note="rho: Spearman correlation of the runs' values before and after (average ranks); "
+                         "page measures over the page-scored runs only.")
     return per_run, summary
 
 
