@@ -27,10 +27,13 @@ from pathlib import Path
 
 from nclue.formats import iter_jsonl
 from nclue.label_audit.impact import changed_queries, runs_of, scores
+from nclue.label_audit.packet import read_packet_html
+from nclue.label_audit.spec import read_key
 from nclue.label_audit.repair import load_label_version
 from nclue.label_audit.verify import check_repairs
 from nclue.metrics import evaluate
 from nclue.release import load_release
+from tests import audit_fixtures as fx
 from tests import label_audit_setup as setup
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -224,6 +227,35 @@ class Workflow(unittest.TestCase):
         for word in ("target", "control", "example_lexical", "example_pages", "contrast"):
             self.assertNotIn(word, spec)
         self.assertTrue(all(len(c["pool"]) == 9 for it in key["items"] for c in it["conditions"]))
+
+    def test_4b_challenge_import_and_repair(self):
+        # the challenge goes through the same packet, import and repair; FIXTURE evaluators answer
+        # as the construction except that both find PGF for the target q2/d06, each on another page
+        # that is neither Bibliography's (6) nor hyperref's (2): it becomes a gold. (Two identical
+        # exports would be one response stream and are refused.)
+        out = self.tmp / "ch"
+        self.run_ok("audit", "challenge", "--release", setup.EXAMPLE, "--base", "example_lexical",
+                    "--variant", "example_pages", "--measure", "nclue_score", "--controls", "2",
+                    "--seed", "5", "--out", out)
+        self.run_ok("audit", "packet", "--spec", out / "spec.json", "--pages", setup.EXAMPLE / "pages.jsonl",
+                    "--out", out / "packet.html")
+        key, _ = read_key(out / "key.json")
+        packet = read_packet_html(out / "packet.html")
+        a, e = fx.construction_answers(key), fx.construction_answers(key)
+        target = fx.item_of(key, "q2", "d06")
+        free = [p.page for p in key.item(target).conditions[1].pool if p.page not in (2, 6)]
+        a[target][1], e[target][1] = free[:1], free[1:2]
+        paths = setup.write_exports(out, packet, {"FIXTURE-A": a, "FIXTURE-E": e})
+        stats = self.run_ok("audit", "import", "--key", out / "key.json", "--packet", out / "packet.html",
+                            *paths, "--out", out / "record.json", "--json")
+        self.assertEqual(cells(stats, "audit_agreement")["grade"]["agree"], 4)
+        release = self.tmp / "example-ch"
+        shutil.copytree(setup.EXAMPLE, release)
+        repaired = self.run_ok("audit", "repair", "--release", release, "--record", out / "record.json",
+                               "--id", "challenge-1", "--json")
+        roles = cells(repaired, "audit_roles")
+        self.assertEqual(roles["target"], {"audited": 2, "changed": 1, "to_gold": 1})
+        self.assertEqual(roles["control"], {"audited": 2, "changed": 0, "to_gold": 0})
 
     def test_5_bad_input_one_line(self):
         bad = self.tmp / "bad.json"

@@ -261,7 +261,7 @@ def run_repair(args: argparse.Namespace) -> int:
                                       gzipped_qrels, load_label_version, read_repair, repair_paths,
                                       repair_rows, write_copy, write_repair)
     from ..label_audit.spec import check_release
-    from ..label_audit.transitions import grade_transition_table, label_transition_table, stratum_table
+    from ..label_audit.transitions import grade_transition_table, label_transition_table, role_table, stratum_table
     from ..formats import jsonl_text, sha256_bytes
     release = load_release(args.release)
     policy = _policy(args)
@@ -311,6 +311,8 @@ def run_repair(args: argparse.Namespace) -> int:
             _progress(f"wrote the repaired label version to {args.write_copy}")
     tables = [grade_transition_table(outcomes), label_transition_table(outcomes, len(problems), golds, zero_gold),
               stratum_table(outcomes)]
+    if first.design == "challenge":
+        tables.append(role_table(outcomes))
     _emit(args, tables, {"repair": "(dry run: not written)" if args.dry_run else str(rows_path),
                          "lineage": "" if args.dry_run else str(lineage_path), "changed_pairs": len(rows),
                          "audited_pairs": len(outcomes)})

@@ -7,7 +7,8 @@ Over the audited pairs (every pair both first-pass evaluators completed):
 - label transitions: gold -> gold / subset / grade 0, subset -> gold / subset (grade changed) /
   subset (same grade) / grade 0; a promotion that failed a page gate is counted as subset ->
   subset with its gate named in the repair file;
-- corrections by stratum (source), "not to be reweighted into a population error estimate".
+- corrections by stratum (source), "not to be reweighted into a population error estimate";
+- for a challenge, label changes of targets and of controls.
 """
 
 from typing import Dict, List, Sequence
@@ -95,3 +96,19 @@ def stratum_table(outcomes: Sequence[PairOutcome], table_id: str = "audit_correc
     return Table(table_id, "Corrections by audit stratum (Table S13 analogue)",
                  (Column("sampled", "audited", 0), Column("corrected", "label changed", 0)), tuple(rows),
                  note="These rates must not be reweighted into a population error estimate.")
+
+
+def role_table(outcomes: Sequence[PairOutcome], table_id: str = "audit_roles") -> Table:
+    """Targets and controls of a retrieval-conditioned challenge (supplement sec. 10.5: "101/125
+    grades change ... and 23/25 control grades are retained")."""
+    groups: Dict[str, List[int]] = {}
+    for o in outcomes:
+        row = groups.setdefault(o.role, [0, 0, 0])
+        row[0] += 1
+        row[1] += int(o.after != o.before)
+        row[2] += int(o.after is not None and o.after[1] == "gold" and o.before[1] != "gold")
+    rows = [(role, role, {"audited": v[0], "changed": v[1], "to_gold": v[2]}) for role, v in sorted(groups.items())]
+    return Table(table_id, "Label changes by role (targets / controls)",
+                 (Column("audited", "audited", 0), Column("changed", "label changed", 0),
+                  Column("to_gold", "became gold", 0)), tuple(rows),
+                 note="A contrast-conditioned challenge tests robustness; it does not estimate a population rate.")
