@@ -23,7 +23,7 @@ category used) is left empty, never printed as 0.
 """
 
 from itertools import combinations
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..agreement import fleiss_kappa, kappa_from_matrix, wilson_interval
 from ..errors import NclueError

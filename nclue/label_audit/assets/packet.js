@@ -389,10 +389,21 @@
 
   function touched(item, st) {
     st.updated_at = now();
-    if (st.accepted && validateItem(item, st).length) { st.accepted = false; st.accepted_at = null; }
+    var errors = validateItem(item, st);
+    if (st.accepted && errors.length) { st.accepted = false; st.accepted_at = null; }
+    var box = document.getElementById("errors");
+    if (box.childNodes.length) { showErrors(errors); }  /* keep a shown list current */
     save();
     renderStrip();
     renderStatus(item, st);
+  }
+
+  function showErrors(errors) {
+    var box = document.getElementById("errors");
+    box.textContent = "";
+    if (!errors.length) { return; }
+    box.appendChild(el("p", { text: "This item cannot be accepted yet:" }));
+    box.appendChild(el("ul", {}, errors.map(function (t) { return el("li", { text: t }); })));
   }
 
   function renderStatus(item, st) {
@@ -534,13 +545,11 @@
       errors.unshift("Enter your evaluator id (letters, digits, . _ -) at the top of the page.");
     }
     var box = document.getElementById("errors");
-    box.textContent = "";
+    showErrors(errors);
     if (errors.length) {
       st.accepted = false;
       st.accepted_at = null;
       save();
-      box.appendChild(el("p", { text: "This item cannot be accepted yet:" }));
-      box.appendChild(el("ul", {}, errors.map(function (t) { return el("li", { text: t }); })));
       renderStatus(item, st);
       renderStrip();
       message("Item " + item.item + " not accepted: " + errors.length + " problem(s), listed above the conditions.", true);
