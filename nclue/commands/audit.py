@@ -7,7 +7,6 @@ ones (atomically); the released qrels are never modified.
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any, Dict, List, Sequence
 
 from ..claims import format_fixed
