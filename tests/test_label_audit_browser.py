@@ -42,12 +42,17 @@ def _need_browser(test):
     return test
 
 
+def _require_browser():
+    if CHROMIUM is None:
+        raise AssertionError("CI=true but no Chromium found: the packet's browser test must run in CI "
+                             "(.ci/run installs it with apt-get install -y chromium)")
+
+
 @_need_browser
 class PacketInBrowser(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if CHROMIUM is None:
-            raise AssertionError("CI=true but no Chromium: the browser test must run in CI")
+        _require_browser()
         cls.tmp = Path(tempfile.mkdtemp(prefix="nclue-browser-"))
         cls.key, _, cls.packet, cls.html = setup.first_stage(cls.tmp)
         cls.browser = Browser(CHROMIUM, str(cls.tmp / "profile"))
@@ -240,6 +245,7 @@ class PacketInBrowser(unittest.TestCase):
 @_need_browser
 class AdjudicationPacketInBrowser(unittest.TestCase):
     def test_expanded_pages(self):
+        _require_browser()
         tmp = Path(tempfile.mkdtemp(prefix="nclue-browser-adj-"))
         try:
             first, _, _, _ = setup.first_record(tmp)
