@@ -25,6 +25,7 @@ from .context import ReleaseContext
 from .derived import audit_summaries, derived_jsonl, stats_problems
 from .errors import InputError
 from .formats import dumps_canonical, loads_strict, write_bytes_atomic, write_json_atomic
+from .label_audit.verify import check_repairs
 from .integrity import (manifest_from_sums, parse_sha256sums, unlisted_entries, verify_sha256sums,
                         write_integrity_files)
 from .layout import ReleaseLayout, RepositoryLayout
@@ -155,6 +156,10 @@ def check_derived(repo: RepositoryLayout, ctx: ReleaseContext, summary: Summary)
     if ctx.layout.instrument_stats.exists():
         rel = ctx.layout.instrument_stats.relative_to(repo.root).as_posix()
         problems = stats_problems(ctx.release, ctx.layout)
+        summary.add("derived", rel, not problems, "; ".join(problems))
+    checked, problems = check_repairs(ctx.release)  # label repairs (nclue audit repair)
+    if checked:
+        rel = ctx.layout.repairs_dir.relative_to(repo.root).as_posix()
         summary.add("derived", rel, not problems, "; ".join(problems))
 
 

@@ -5,9 +5,18 @@ construction rules of the n-Clue paper (sec. 3.2): gold = every condition presen
 holding all, and a distinct-page assignment; otherwise a subset (an all-condition subset names the
 gate it failed). tests/test_example_release.py re-derives the qrels from this inventory by hand
 and works out every score. Run: python tools/make_example.py
+
+It also writes the example's own page text (``pages.jsonl``, the format of ``build/<release>/``:
+``docid``, ``page``, ``text``, ``flags``) and the audit rubric of its conditions (``rubric.json``),
+so that the offline label audit (``nclue audit``, docs/AUDIT.md) runs end to end on a release
+that ships its text. The documents are imaginary and the text is written here, by this project:
+each condition occurs, as a section heading or as a whole-word mention, exactly on the pages the
+inventory lists, and a few pages hold deliberate near misses (a lower-case macro name, a
+table-of-contents line, the word in running text) that the rubric says do not count.
 """
 
 import hashlib
+import random
 import sys
 from pathlib import Path
 
@@ -103,6 +112,100 @@ RUN_INFO = {
 }
 
 
+# Condition kinds of the audit rubric: a section condition is a heading, an entity a whole-word,
+# case-sensitive mention (the v1 rules, provenance/conditions_v1.md).
+SECTIONS = {  # name -> (accepted alternative titles, body line written under the heading)
+    "Acknowledgements": (["Acknowledgement", "Acknowledgments", "Acknowledgment", "Thanks"],
+                         "The author is grateful to the people who tested early versions."),
+    "Bibliography": (["References"], "[1] A. Writer. Typesetting with care. Small Press, 2019."),
+    "Index": (["General Index"], "alignment, 4\ncolumns, 7\nmargins, 12"),
+    "Introduction": (["Intro"], "This manual describes what the package does and how to load it."),
+    "Examples": (["Example"], "The listing below shows a minimal document that loads the package."),
+}
+ENTITIES = {  # name -> sentence mentioning it
+    "TikZ": "Diagrams in this manual are drawn with TikZ.",
+    "PGF": "The drawing layer is built on PGF.",
+    "hyperref": "Load hyperref last to get working links.",
+    "beamer": "The package also works in beamer slides.",
+    "babel": "Language settings are taken from babel.",
+    "fontspec": "With XeLaTeX, fonts are chosen with fontspec.",
+    "microtype": "Character protrusion is provided by microtype.",
+}
+FILLER = (  # none of these holds a condition name, an alternative title or a spelling of one
+    "The package defines a small set of commands for page layout.",
+    "Options are passed in the usual key=value form.",
+    "Each command takes one mandatory argument and an optional one.",
+    "The default values are chosen for A4 paper.",
+    "Spacing between paragraphs can be changed with \\setlength.",
+    "A warning is written to the log file when a value is out of range.",
+    "The implementation keeps all internal macros in a private namespace.",
+    "Fonts are selected through the standard interface.",
+    "Tables may span several pages when the long format is used.",
+    "Colours are defined once in the preamble and reused later.",
+    "The package has been tested with the current kernel release.",
+    "Counters are reset at the start of every chapter.",
+    "Margins follow the settings of the document class.",
+    "Line numbers can be switched on for draft copies.",
+    "A future version may add support for right-to-left scripts.",
+    "Compilation with the draft option skips all images.",
+    "Error messages name the command that caused them.",
+    "Lists can be nested up to four levels deep.",
+    "The manual uses a monospaced font for code.",
+    "Footnotes are numbered per page in this layout.",
+)
+# Near misses that do not count under the rubric: (docid, page) -> (line, flags)
+NEAR_MISSES = {
+    ("d02", 5): ("\\usetikzlibrary{positioning} % loads a drawing library", []),
+    ("d12", 3): ("Commutative diagrams need the tikz-cd library.", []),
+    ("d06", 1): ("Contents\n1 Overview ........ 2\n2 Bibliography ........ 6", ["toc"]),
+    ("d03", 5): ("For example, set the width to half the line.", []),
+    ("d01", 11): ("Terms are listed in the index at the end of this manual.", []),
+    ("d10", 10): ("Thanks go to the reviewers of the first draft.", []),
+}
+
+
+def page_rows() -> list:
+    """The example's page text, written by hand rules (module docstring); deterministic."""
+    rows = []
+    for docid, (count, support) in sorted(INVENTORY.items()):
+        on_page = {}
+        for condition, pages in support.items():
+            for page in pages:
+                on_page.setdefault(page, []).append(condition)
+        number = 0
+        for page in range(1, count + 1):
+            rng = random.Random(f"nclue example page {docid} {page}")
+            lines = [f"Sample manual {docid}{' ' * 20}{page}", ""]
+            chosen = rng.sample(FILLER, 5)
+            body, tail = chosen[:3], chosen[3:]
+            for condition in sorted(on_page.get(page, []), key=lambda c: (c not in SECTIONS, c)):
+                if condition in SECTIONS:
+                    number += 1
+                    lines += [f"{number} {condition}", SECTIONS[condition][1]]
+                else:
+                    body.insert(1, ENTITIES[condition])
+            flags = []
+            if (docid, page) in NEAR_MISSES:
+                line, flags = NEAR_MISSES[(docid, page)]
+                body.insert(0 if "toc" in flags else len(body), line)
+            lines += body + tail
+            rows.append({"docid": docid, "page": page, "text": "\n".join(lines) + "\n",
+                         "flags": flags})
+    return rows
+
+
+def rubric() -> dict:
+    """Audit rubric of the example's conditions (the format nclue.label_audit.rubric reads)."""
+    conditions = []
+    for name, (aliases, _) in sorted(SECTIONS.items()):
+        conditions.append({"name": name, "kind": "section", "aliases": aliases})
+    for name in sorted(ENTITIES):
+        conditions.append({"name": name, "kind": "entity", "variants": [name]})
+    return {"format": "nclue-audit-rubric", "version": 1, "release": "example",
+            "page_gates": True, "excluded_page_flags": ["empty", "garbage", "index", "toc"],
+            "conditions": conditions}
+
+
 def fake_sha(docid: str) -> str:
     """The example's documents are imaginary: their 'sha256' hashes the docid, stated as such."""
     return hashlib.sha256(f"nclue example document {docid}".encode()).hexdigest()
@@ -142,6 +245,8 @@ def main() -> None:
                       "configuration": {}, "producer": "tools/make_example.py (hand-made)",
                       "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), **info})
     write_json_atomic(OUT / "runs" / "index.json", {"runs": index})
+    write_jsonl_atomic(OUT / "pages.jsonl", page_rows())
+    write_json_atomic(OUT / "rubric.json", rubric())
 
 
 if __name__ == "__main__":

@@ -179,6 +179,18 @@ def form_systems(ctx, systems):
     return out
 
 
+def label_audit_tables(release):
+    """Label validation (n-Clue sec. 5, supplement sec. 10): audit status and the mechanical
+    quote audit, when the release has one (audit/quote_audit_<release>.jsonl)."""
+    rows = f"audit/quote_audit_{release}.jsonl"
+    if not (ROOT / rows).exists():
+        return []
+    return [{"id": "label_audit", "kind": "label_audit_status",
+             "title": f"Label audit status of {release} (Table S5b / supplement sec. 10)"},
+            {"id": "quote_audit", "kind": "quote_audit", "rows": rows,
+             "title": f"Mechanical quote-backed audit of {release} (not an evaluator audit)"}]
+
+
 def v1_spec(ctx):
     reps = present(ctx, REPRESENTATIVES)
     blocks = contrast_blocks(ctx)
@@ -202,7 +214,7 @@ def v1_spec(ctx):
         {"id": "spin", "kind": "coverage", "title": "SPIN on MiniLM (Multi3IR sec. 4.2): HC@k, n-Clue Score and Gold Hit; naive m=1 baseline, learned grid, random-vector controls, condition oracle", "runs": present(ctx, SPIN_RUNS), "ks": [10, 100]},
         {"id": "findings", "kind": "findings", "title": "Do the paper's directional findings replicate on v1?", "seed": SEED, "replicates": REPLICATES, "findings": findings(ctx)},
         {"id": "matrix", "kind": "scorecard", "title": "Table S1 analogue: the complete matrix (every frozen run)", "runs": "all"},
-    ]
+    ] + label_audit_tables("v1")
     figures = [
         {"id": "figure2a", "kind": "landscape", "runs": "fair", "caption": f"Figure 2(a) analogue: {REGISTRY.header(HIT)} vs {REGISTRY.header(SCORE)} for every fair run (controls excluded)",
          "labelled": present(ctx, ["bm25_and.clean", "minilm_joint_best.clean", "rrf_bm25_and+minilm_joint_top3.clean", "minilm_cond_hmean_best.clean", "bm25_page_top3.clean"])},
@@ -232,7 +244,7 @@ def v2_spec(ctx):
         {"id": "paired", "kind": "paired_tests", "title": "Table S4 analogue: query-paired differences and permutation p", "seed": SEED, "draws": DRAWS, "contrasts": paired},
         {"id": "membership", "kind": "membership_graph", "title": "Shared-document graph (v2)"},
         {"id": "matrix", "kind": "scorecard", "title": "Every frozen v2 run", "runs": "all"},
-    ]
+    ] + label_audit_tables("v2")
     return {"k": K, "title": "nclue v2 (source shift): release report", "intro": INTRO_V2, "tables": tables}
 
 

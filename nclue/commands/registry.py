@@ -5,5 +5,7 @@ from . import build, verify_construction
 from . import compare
 from . import audit_paper
 from . import archive
+from . import audit
 
-COMMAND_MODULES = (score, verify, convert, coverage, build, verify_construction, retrieve, compare, audit_paper, archive,)
+COMMAND_MODULES = (score, verify, convert, coverage, build, verify_construction, retrieve, compare,
+                   audit_paper, audit, archive)

@@ -8,7 +8,7 @@ from typing import List, Mapping, Sequence
 
 from ..context import ReleaseContext
 from ..errors import InputError
-from . import (contrasts, coverage, findings, forms, instrument, membership, outcomes,
+from . import (contrasts, coverage, findings, forms, instrument, label_audit, membership, outcomes,
                page_evidence, paired_tests, scorecard, sensitivity, slices)
 from .model import Table
 from .spec import SpecKind, SpecScope, parse_spec
@@ -16,7 +16,7 @@ from .spec import SpecKind, SpecScope, parse_spec
 TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
     instrument.KIND, scorecard.KIND, outcomes.KIND, page_evidence.KIND, slices.KIND, forms.KIND,
     coverage.KIND, contrasts.KIND, sensitivity.KIND, membership.KIND, paired_tests.KIND,
-    findings.KIND,
+    findings.KIND, label_audit.STATUS, label_audit.QUOTE_AUDIT,
 )}
 
 

@@ -1,0 +1,328 @@
+"""Repair as a new label version: policy decisions -> repair file -> repaired copy of the qrels.
+
+n-Clue paper (arXiv 2607.24165), supplement sec. 1.1: "The table below records which immutable
+or repaired copy supports each reported result" (the P0 -> P genealogy); sec. 10.4: "The final
+manifest changes 65/300 grades"; main text sec. 3.2: after the repair "all 2,176 gold qrels still
+pass both page gates".
+
+- :func:`decide` applies the policy (:mod:`.policy`) to a first-pass record and its adjudication
+  records: one :class:`PairOutcome` per pair both first-pass evaluators completed.
+- :func:`repair_rows` keeps the pairs whose label or evidence changes; ``nclue audit repair``
+  writes them to ``data/<release>/repairs/<id>.jsonl`` with ``<id>.lineage.json`` (inputs and
+  their sha256, policy, base and result file hashes, gate re-check). The released qrels are never
+  touched.
+- :func:`apply_repair` derives the repaired copy deterministically: every row's ``before`` must
+  equal the base exactly, then the row's ``after`` replaces it (``null``: the pair leaves the
+  qrels). A repair may name earlier repairs it applies after (``after`` in the lineage).
+- :func:`gold_gate_problems` re-checks both page gates on every gold of a copy with the
+  instrument's gate functions (:mod:`nclue.instrument.gates`).
+"""
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..errors import InputError, NclueError
+from ..formats import (PathLike, dumps_canonical, iter_jsonl, jsonl_text, read_bytes, read_json,
+                       sha256_bytes, write_bytes_atomic, gzip_bytes)
+from ..instrument.gates import distinct_page_assignment, judge, single_page_solvable
+from ..layout import ReleaseLayout
+from ..release import Judgment, Release
+from .exports import ConditionAnswer
+from .policy import (Decision, Policy, Response, adjudication_decision, first_pass_decision,
+                     page_set, pending_decision)
+from .record import Record, completed_by_all
+
+REPAIR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+Label = Tuple[int, str, Optional[str]]
+
+
+@dataclass(frozen=True)
+class ConditionOutcome:
+    index: int
+    condition_id: str
+    construction_pages: Tuple[int, ...]
+    decision: Decision
+    pages: Tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    qid: str
+    docid: str
+    role: str
+    stratum: str
+    before: Label
+    after: Optional[Label]
+    before_pages: Tuple[Tuple[int, ...], ...]
+    after_pages: Tuple[Tuple[int, ...], ...]
+    conditions: Tuple[ConditionOutcome, ...]
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before or self.after_pages != self.before_pages
+
+
+def _responses(answers: Sequence[ConditionAnswer]) -> List[Response]:
+    return [Response(a.positive, a.pages) for a in answers]
+
+
+def decide(first: Record, adjudications: Sequence[Record], policy: Policy) -> List[PairOutcome]:
+    """Apply the policy to every pair both first-pass evaluators completed (sorted by pair)."""
+    if first.stage != "first_pass":
+        raise NclueError(f"{first.packet_id}: the first record must be a first-pass stage")
+    names = first.evaluator_ids
+    if len(names) != policy.first_pass_responses:
+        raise NclueError(f"{first.packet_id}: the policy needs {policy.first_pass_responses} first-pass "
+                         f"response streams, the record has {len(names)} ({', '.join(names)})")
+    a, b = names
+    if first.answers[a] and first.answers[a] == first.answers[b]:
+        raise NclueError(f"{first.packet_id}: the response streams of {a} and {b} are identical at every "
+                         "decision, page and quote; they are one stream, not two (supplement sec. 10.5)")
+    polls: Dict[Tuple[str, str, int], List[ConditionAnswer]] = {}
+    for record in adjudications:
+        if record.stage != "adjudication":
+            raise NclueError(f"{record.packet_id}: not an adjudication record")
+        parent = record.parent or {}
+        if parent.get("record_sha256") != first.sha256:
+            raise NclueError(f"{record.packet_id}: drawn from another first-pass record "
+                             f"({str(parent.get('record_sha256'))[:12]}..., expected {first.sha256[:12]}...)")
+        for it in record.items:
+            for evaluator in record.evaluator_ids:
+                conds = record.answers[evaluator].get(it.item)
+                if conds is None:
+                    continue
+                for index, answer in conds.items():
+                    polls.setdefault((it.qid, it.docid, index), []).append(answer)
+    outcomes = []
+    for it in completed_by_all(first, [a, b]):
+        conditions = []
+        for c in it.conditions:
+            built = bool(c.construction_pages)
+            decision = first_pass_decision(policy, built, _responses(
+                [first.answers[a][it.item][c.index], first.answers[b][it.item][c.index]]))
+            if decision.status == "adjudicate":
+                poll = polls.get((it.qid, it.docid, c.index))
+                decision = (adjudication_decision(policy, built, _responses(poll)) if poll
+                            else pending_decision(built))
+            conditions.append(ConditionOutcome(c.index, c.condition_id, c.construction_pages, decision,
+                                               page_set(policy, c.construction_pages, decision)))
+        after_pages = tuple(c.pages for c in conditions)
+        judged = judge(after_pages, first.page_gates)
+        after = None if judged is None else (judged.clues, judged.label, judged.gate)
+        outcomes.append(PairOutcome(it.qid, it.docid, it.role, it.stratum, (it.clues, it.label, it.gate),
+                                    after, tuple(c.construction_pages for c in it.conditions), after_pages,
+                                    tuple(conditions)))
+    return sorted(outcomes, key=lambda o: (o.qid, o.docid))
+
+
+def queued(first: Record, policy: Policy) -> Dict[Tuple[str, str], List[int]]:
+    """Conditions the first-pass policy sends to the expanded-page poll: {(qid, docid): [index]}."""
+    out: Dict[Tuple[str, str], List[int]] = {}
+    for outcome in decide(first, (), policy):
+        indices = [c.index for c in outcome.conditions if c.decision.status == "pending"]
+        if indices:
+            out[(outcome.qid, outcome.docid)] = indices
+    return out
+
+
+def _label_json(label: Optional[Label], pages: Sequence[Sequence[int]]) -> Optional[Dict[str, Any]]:
+    if label is None:
+        return None
+    return {"clues": label[0], "label": label[1], "gate": label[2], "pages": [list(p) for p in pages]}
+
+
+def repair_rows(outcomes: Sequence[PairOutcome]) -> List[Dict[str, Any]]:
+    """The changed pairs as repair-file rows, sorted by (qid, docid)."""
+    rows = []
+    for o in outcomes:
+        if not o.changed:
+            continue
+        rows.append({
+            "qid": o.qid, "docid": o.docid,
+            "before": _label_json(o.before, o.before_pages), "after": _label_json(o.after, o.after_pages),
+            "conditions": [{"index": c.index, "condition_id": c.condition_id,
+                            "before": bool(c.construction_pages), "after": c.decision.positive,
+                            "status": c.decision.status, "rule": c.decision.rule} for c in o.conditions],
+        })
+    return rows
+
+
+def _row_label(obj: Any, path: PathLike, line: int, n: int) -> Optional[Tuple[Label, Tuple[Tuple[int, ...], ...]]]:
+    if obj is None:
+        return None
+    if not isinstance(obj, dict):
+        raise InputError(path, "before/after must be objects or null", line)
+    clues, label, gate, pages = obj.get("clues"), obj.get("label"), obj.get("gate"), obj.get("pages")
+    if not isinstance(clues, int) or label not in ("gold", "subset") or not (gate is None or isinstance(gate, str)):
+        raise InputError(path, "before/after need clues, label (gold|subset) and gate", line)
+    if not isinstance(pages, list) or len(pages) != n or not all(
+            isinstance(p, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in p) for p in pages):
+        raise InputError(path, f"before/after 'pages' must hold {n} lists of page numbers", line)
+    return (clues, label, gate), tuple(tuple(p) for p in pages)
+
+
+def read_repair(path: PathLike, release: Release) -> List[Dict[str, Any]]:
+    """Read a repair file's rows (validated against the release's queries and corpus)."""
+    rows = []
+    seen = set()
+    for line, obj in iter_jsonl(path):
+        qid, docid = obj.get("qid"), obj.get("docid")
+        if qid not in release.queries or docid not in release.corpus:
+            raise InputError(path, f"unknown pair ({qid!r}, {docid!r})", line)
+        if (qid, docid) in seen:
+            raise InputError(path, f"pair ({qid}, {docid}) repaired twice", line)
+        seen.add((qid, docid))
+        n = len(release.queries[qid].conditions)
+        before = _row_label(obj.get("before"), path, line, n)
+        after = _row_label(obj.get("after"), path, line, n)
+        if before is None:
+            raise InputError(path, "a repair row needs the pair's 'before' label", line)
+        rows.append({"line": line, "qid": qid, "docid": docid, "before": before, "after": after})
+    return rows
+
+
+def apply_repair(release: Release, rows: Sequence[Mapping[str, Any]], where: PathLike) -> Release:
+    """The repaired copy: every row's ``before`` must match the base exactly (module docstring)."""
+    judgments = {q: dict(d) for q, d in release.judgments.items()}
+    evidence = dict(release.evidence)
+    for row in rows:
+        qid, docid = row["qid"], row["docid"]
+        current = judgments.get(qid, {}).get(docid)
+        (clues, label, gate), pages = row["before"]
+        n = len(release.queries[qid].conditions)
+        base_pages = evidence.get((qid, docid), tuple(() for _ in range(n)))
+        if current is None or (current.clues, current.label, current.gate) != (clues, label, gate) \
+                or tuple(tuple(p) for p in base_pages) != pages:
+            raise InputError(where, f"({qid}, {docid}): the repair's 'before' does not match this "
+                                    "release's qrel and evidence (wrong base label version?)", row.get("line"))
+        if row["after"] is None:
+            del judgments[qid][docid]
+            evidence.pop((qid, docid), None)
+            continue
+        (clues, label, gate), pages = row["after"]
+        if sum(1 for p in pages if p) != clues:
+            raise InputError(where, f"({qid}, {docid}): 'after' has {clues} clues but "
+                                    f"{sum(1 for p in pages if p)} nonempty page sets", row.get("line"))
+        judgments[qid][docid] = Judgment(qid, docid, clues, label, gate)
+        evidence[(qid, docid)] = tuple(tuple(sorted(set(p))) for p in pages)
+    judgments = {q: d for q, d in judgments.items() if d}
+    return replace(release, judgments=judgments, evidence=evidence)
+
+
+def gold_gate_problems(release: Release, page_gates: bool) -> List[str]:
+    """Every gold of ``release`` re-checked: all conditions, and with page gates an empty
+    all-condition intersection and a distinct-page assignment (n-Clue paper, sec. 3.2)."""
+    problems = []
+    for qid in sorted(release.judgments):
+        n = len(release.queries[qid].conditions)
+        for docid, j in sorted(release.judgments[qid].items()):
+            if not j.is_gold:
+                continue
+            pages = release.evidence.get((qid, docid))
+            if pages is None:
+                if release.evidence:
+                    problems.append(f"({qid}, {docid}): gold without evidence pages")
+                continue
+            if sum(1 for p in pages if p) != n:
+                problems.append(f"({qid}, {docid}): gold lacks a condition")
+            elif page_gates and single_page_solvable(pages):
+                problems.append(f"({qid}, {docid}): gold fails the single-page gate")
+            elif page_gates and distinct_page_assignment(pages) is None:
+                problems.append(f"({qid}, {docid}): gold fails the distinct-page gate")
+    return problems
+
+
+def golds_counted(release: Release) -> Tuple[int, int, int]:
+    """(golds, subsets, queries without a gold)."""
+    golds = sum(1 for d in release.judgments.values() for j in d.values() if j.is_gold)
+    subsets = sum(1 for d in release.judgments.values() for j in d.values() if not j.is_gold)
+    return golds, subsets, sum(1 for q in release.queries if not release.golds(q))
+
+
+def qrels_rows(release: Release) -> List[Dict[str, Any]]:
+    rows = []
+    for qid in sorted(release.judgments):
+        for docid, j in sorted(release.judgments[qid].items()):
+            row = {"qid": qid, "docid": docid, "clues": j.clues, "label": j.label}
+            if j.gate:
+                row["gate"] = j.gate
+            rows.append(row)
+    return rows
+
+
+def evidence_rows(release: Release) -> List[Dict[str, Any]]:
+    return [{"qid": q, "docid": d, "pages": [list(p) for p in pages]}
+            for (q, d), pages in sorted(release.evidence.items())]
+
+
+def file_bytes(rows: Sequence[Any], gz: bool) -> bytes:
+    data = jsonl_text(rows).encode("utf-8")
+    return gzip_bytes(data) if gz else data
+
+
+def copy_hashes(release: Release, gz: bool) -> Dict[str, str]:
+    """sha256 of the qrels and evidence files a copy of ``release`` would have."""
+    return {"qrels": sha256_bytes(file_bytes(qrels_rows(release), gz)),
+            "evidence": sha256_bytes(file_bytes(evidence_rows(release), gz))}
+
+
+def repair_paths(release_dir: PathLike, repair_id: str) -> Tuple[Path, Path]:
+    """``<release>/repairs/<id>.jsonl`` and ``<id>.lineage.json``."""
+    if not REPAIR_ID.match(repair_id):
+        raise InputError(repair_id, "a repair id is 1-64 letters, digits, '.', '_' or '-'")
+    folder = ReleaseLayout.of(release_dir).repairs_dir
+    return folder / f"{repair_id}.jsonl", folder / f"{repair_id}.lineage.json"
+
+
+def gzipped_qrels(release: Release) -> bool:
+    """Whether the release stores its qrels gzipped (a repaired copy keeps the same form)."""
+    return ReleaseLayout.of(release.path).existing_jsonl("qrels").name.endswith(".gz")
+
+
+def write_repair(rows_path: Path, lineage_path: Path, rows: Sequence[Mapping[str, Any]],
+                 lineage: Mapping[str, Any]) -> None:
+    write_bytes_atomic(rows_path, jsonl_text(rows).encode("utf-8"))
+    write_bytes_atomic(lineage_path, (dumps_canonical(dict(lineage), indent=2) + "\n").encode("utf-8"))
+
+
+def load_label_version(release: Release, repair_id: str, _seen: Tuple[str, ...] = ()) -> Tuple[Release, Dict[str, Any]]:
+    """The release with ``repair_id`` applied (after the repairs its lineage names), checked
+    against the lineage's recorded base and result hashes."""
+    if repair_id in _seen:
+        raise InputError(repair_id, f"repair chain loops: {' -> '.join(_seen + (repair_id,))}")
+    rows_path, lineage_path = repair_paths(release.path, repair_id)
+    lineage = read_json(lineage_path)
+    if not isinstance(lineage, dict) or lineage.get("format") != "nclue-audit-repair":
+        raise InputError(lineage_path, "not a repair lineage file")
+    base = release
+    for earlier in lineage.get("after") or []:
+        base, _ = load_label_version(base, earlier, _seen + (repair_id,))
+    gz = str(lineage.get("compression")) == "gzip"
+    if copy_hashes(base, gz) != lineage.get("base"):
+        raise InputError(lineage_path, "the base qrels/evidence differ from those this repair was made on")
+    if sha256_bytes(read_bytes(rows_path)) != lineage.get("repair_sha256"):
+        raise InputError(rows_path, "the repair file's sha256 differs from its lineage")
+    repaired = apply_repair(base, read_repair(rows_path, base), rows_path)
+    if copy_hashes(repaired, gz) != lineage.get("result"):
+        raise InputError(lineage_path, "applying the repair does not give the recorded result")
+    return repaired, lineage
+
+
+def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Mapping[str, Any]) -> Path:
+    """Write the repaired label version as a release folder: queries and corpus copied byte for
+    byte, the new qrels and evidence, and ``provenance.json`` (the lineage). Runs are not copied:
+    score them against this folder with ``--release``."""
+    src, dst = ReleaseLayout.of(original.path), Path(out)
+    if dst.resolve() == src.folder.resolve():
+        raise InputError(dst, "the repaired copy must not overwrite the released label version")
+    gz = str(lineage.get("compression")) == "gzip"
+    for stem in ("queries", "corpus"):
+        path = src.existing_jsonl(stem)
+        write_bytes_atomic(dst / path.name, path.read_bytes())
+    suffix = ".jsonl.gz" if gz else ".jsonl"
+    write_bytes_atomic(dst / f"qrels{suffix}", file_bytes(qrels_rows(repaired), gz))
+    write_bytes_atomic(dst / f"evidence{suffix}", file_bytes(evidence_rows(repaired), gz))
+    write_bytes_atomic(dst / "provenance.json", (dumps_canonical(dict(lineage), indent=2) + "\n").encode("utf-8"))
+    return dst
