@@ -26,6 +26,7 @@ import unittest
 from pathlib import Path
 
 from nclue.formats import iter_jsonl
+from nclue.errors import InputError
 from nclue.label_audit.impact import changed_queries, runs_of, scores
 from nclue.label_audit.packet import read_packet_html
 from nclue.label_audit.spec import read_key
@@ -203,6 +204,17 @@ class Workflow(unittest.TestCase):
             for version, values in ((release, pre[run_id]), (repaired, post[run_id])):
                 full = evaluate(version, run, 10)
                 self.assertEqual(values, {m: full[m] for m in values})
+        # the same tables as report kinds, so a shipped repair's impact is a verified claim
+        from nclue.context import ReleaseContext
+        from nclue.tables.kinds import table_from_dict
+        ctx = ReleaseContext(self.release)
+        table = table_from_dict({"id": "r", "kind": "repair_impact_runs", "repair": "fixture-1"}, ctx)
+        rows = {key: values for key, _, values in table.rows}
+        self.assertAlmostEqual(rows["example_lexical"]["nclue_score@10|after"], 400 / 6)
+        table = table_from_dict({"id": "s", "kind": "repair_impact_summary", "repair": "fixture-1"}, ctx)
+        self.assertAlmostEqual({k: v for k, _, v in table.rows}["nclue_score@10"]["rho"], 0.5)
+        with self.assertRaisesRegex(InputError, "no repair 'nope'"):
+            table_from_dict({"id": "s", "kind": "repair_impact_summary", "repair": "nope"}, ctx)
         contrast = cells(impact, "audit_contrast")
         self.assertAlmostEqual(contrast["before"]["gap"], 100 / 6)
         self.assertAlmostEqual(contrast["after"]["gap"], 0.0)

@@ -185,10 +185,16 @@ def label_audit_tables(release):
     rows = f"audit/quote_audit_{release}.jsonl"
     if not (ROOT / rows).exists():
         return []
-    return [{"id": "label_audit", "kind": "label_audit_status",
-             "title": f"Label audit status of {release} (Table S5b / supplement sec. 10)"},
-            {"id": "quote_audit", "kind": "quote_audit", "rows": rows,
-             "title": f"Mechanical quote-backed audit of {release} (not an evaluator audit)"}]
+    tables = [{"id": "label_audit", "kind": "label_audit_status",
+               "title": f"Label audit status of {release} (Table S5b / supplement sec. 10)"},
+              {"id": "quote_audit", "kind": "quote_audit", "rows": rows,
+               "title": f"Mechanical quote-backed audit of {release} (not an evaluator audit)"}]
+    repairs = ROOT / "data" / release / "repairs"  # every shipped repair's impact on every run
+    for path in sorted(repairs.glob("*.lineage.json")) if repairs.is_dir() else []:
+        repair = path.name[: -len(".lineage.json")]
+        tables += [{"id": f"repair_{repair}_runs", "kind": "repair_impact_runs", "repair": repair},
+                   {"id": f"repair_{repair}_summary", "kind": "repair_impact_summary", "repair": repair}]
+    return tables
 
 
 def v1_spec(ctx):

@@ -16,7 +16,8 @@ from .spec import SpecKind, SpecScope, parse_spec
 TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
     instrument.KIND, scorecard.KIND, outcomes.KIND, page_evidence.KIND, slices.KIND, forms.KIND,
     coverage.KIND, contrasts.KIND, sensitivity.KIND, membership.KIND, paired_tests.KIND,
-    findings.KIND, label_audit.STATUS, label_audit.QUOTE_AUDIT,
+    findings.KIND, label_audit.STATUS, label_audit.QUOTE_AUDIT, label_audit.IMPACT_RUNS,
+    label_audit.IMPACT_SUMMARY,
 )}
 
 

@@ -15,7 +15,9 @@ from typing import Any, Iterator, Optional
 from ..context import ReleaseContext
 from ..errors import InputError
 from ..formats import iter_jsonl, read_json
+from ..label_audit.impact import impact_tables
 from ..label_audit.policy import load_policy
+from ..label_audit.repair import load_label_version
 from ..label_audit.report_section import mechanical_table, status_table
 from ..label_audit.verify import repair_ids
 from .model import Table
@@ -80,4 +82,39 @@ STATUS = SpecKind("label_audit_status", LabelAuditStatusSpec, build_status,
 QUOTE_AUDIT = SpecKind("quote_audit", QuoteAuditSpec, build_quote_audit,
                        "The mechanical quote-backed audit recomputed from its rows: condition and "
                        "grade agreement with Wilson intervals and kappas.")
-__all__ = ["QUOTE_AUDIT", "STATUS"]
+
+
+@dataclass(frozen=True)
+class RepairImpactSpec:
+    id: str = setting("text", "table id")
+    kind: str = setting("text", "`repair_impact_runs` or `repair_impact_summary`")
+    title: Optional[str] = setting("text", "printed title", None)
+    repair: str = setting("text", "id of a repair in data/<release>/repairs/ (nclue audit repair)")
+
+
+def _impact(spec: RepairImpactSpec, ctx: ReleaseContext, part: int) -> Table:
+    if spec.repair not in repair_ids(ctx.layout.folder):
+        raise InputError(ctx.layout.report_spec, f"table {spec.id!r}: no repair {spec.repair!r} in "
+                                                 f"{ctx.layout.repairs_dir}")
+    after, _ = load_label_version(ctx.release, spec.repair)
+    runs = {run_id: ctx.run(run_id) for run_id in ctx.index}
+    table = impact_tables(ctx.release, after, runs, ctx.k, spec.repair)[part]
+    return Table(spec.id, spec.title or table.title, table.columns, table.rows, table.note)
+
+
+def build_impact_runs(spec: RepairImpactSpec, ctx: ReleaseContext) -> Table:
+    """Every frozen run's measures before and after the repair (Table S14 analogue)."""
+    return _impact(spec, ctx, 0)
+
+
+def build_impact_summary(spec: RepairImpactSpec, ctx: ReleaseContext) -> Table:
+    """Per measure: the largest change over the runs, Spearman rho of the system ranks and the
+    largest rank movement (the paper's "moves the scorecard by at most ..., rho = ..." sentence)."""
+    return _impact(spec, ctx, 1)
+
+
+IMPACT_RUNS = SpecKind("repair_impact_runs", RepairImpactSpec, build_impact_runs,
+                       "A label repair's impact on every frozen run (Table S14 analogue).")
+IMPACT_SUMMARY = SpecKind("repair_impact_summary", RepairImpactSpec, build_impact_summary,
+                          "A label repair's impact per measure: largest change, Spearman rho of "
+                          "system ranks, largest rank movement.")
