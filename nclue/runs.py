@@ -25,6 +25,7 @@ to read one on purpose). Values echoed in error lines are cut to 80 characters
 
 import itertools
 import math
+import operator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
@@ -37,6 +38,8 @@ from .release import Release
 Lines = Iterator[Tuple[int, str]]
 
 TIE_RULES = ("input", "trec_eval")
+_STR = frozenset((str,))
+_NUMBER = frozenset((float, int))
 
 PageScores = Tuple[Tuple[int, float], ...]
 
@@ -64,8 +67,8 @@ def order_by_score(docs: List[str], scores: List[float], ties: str) -> Tuple[Lis
     """Sort by descending score with the named tie rule (see module docstring)."""
     if ties not in TIE_RULES:
         raise ValueError(f"unknown tie rule {ties!r}; expected one of {', '.join(TIE_RULES)}")
-    pairs = zip(scores, scores[1:])
-    if (all(a >= b for a, b in pairs) if ties == "input" else all(a > b for a, b in pairs)):
+    following = scores[1:]
+    if all(map(operator.ge if ties == "input" else operator.gt, scores, following)):
         return list(docs), list(scores)  # already in order: nothing to break
     indices = list(range(len(docs)))
     if ties == "input":
@@ -90,8 +93,14 @@ def _check_docs(path: PathLike, line: int, qid: str, docs: List[str],
             raise InputError(path, f"unknown docid {clip(docid)}", line)
 
 
-def _parse_pages(value: object, path: PathLike, line: int,
-                 docs: Tuple[str, ...]) -> Dict[str, PageScores]:
+def _page_entry_ok(item: object) -> bool:
+    return (type(item) is list and len(item) == 2 and type(item[0]) is int and item[0] >= 1
+            and (type(item[1]) is float or type(item[1]) is int) and math.isfinite(item[1]))
+
+
+def _parse_pages(value: object, path: PathLike, line: int, docs: Tuple[str, ...],
+                 shared: Optional[Dict[str, str]] = None) -> Dict[str, PageScores]:
+    """``{docid: ((page, score), ...)}``; ``shared`` maps each docid to one string object."""
     if not isinstance(value, dict):
         raise InputError(path, "field 'pages' must be an object", line)
     ranked = set(docs)
@@ -101,15 +110,17 @@ def _parse_pages(value: object, path: PathLike, line: int,
             raise InputError(path, f"page scores for unranked document {clip(docid)}", line)
         if not isinstance(items, list):
             raise InputError(path, f"pages of {clip(docid)} must be a list of [page, score]", line)
-        parsed = []
-        for item in items:
-            if (not isinstance(item, list) or len(item) != 2 or isinstance(item[0], bool)
-                    or not isinstance(item[0], int) or item[0] < 1):
-                raise InputError(path, f"pages of {clip(docid)}: each entry must be [page>=1, score]",
-                                 line)
-            parsed.append((item[0], finite_number(item[1], f"page score of {clip(docid)}", path,
-                                                  line)))
-        pages[docid] = tuple(parsed)
+        if all(map(_page_entry_ok, items)):  # fast path; the loop below names the bad entry
+            parsed = tuple((page, float(score)) for page, score in items)
+        else:
+            for item in items:
+                if (not isinstance(item, list) or len(item) != 2 or isinstance(item[0], bool)
+                        or not isinstance(item[0], int) or item[0] < 1):
+                    raise InputError(path, f"pages of {clip(docid)}: each entry must be "
+                                           "[page>=1, score]", line)
+                finite_number(item[1], f"page score of {clip(docid)}", path, line)
+            raise AssertionError("unreachable: a bad page entry was not named")
+        pages[docid if shared is None else shared.setdefault(docid, docid)] = parsed
     return pages
 
 
@@ -141,6 +152,8 @@ def _no_rankings(path: PathLike) -> InputError:
 def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties: str,
                  run_id: Optional[str], allow_empty: bool) -> Run:
     rankings: Dict[str, Ranking] = {}
+    shared: Dict[str, str] = {}  # one string object per docid: a run names few documents often
+    values: Dict[float, float] = {}  # and one float object per distinct score (scores repeat)
     for line, obj in _jsonl_objects(lines, path):
         qid = field(obj, "qid", str, path, line)
         if release is not None and qid not in release.queries:
@@ -149,19 +162,22 @@ def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties:
             raise InputError(path, f"duplicate ranking for qid {clip(qid)}", line)
         docs = field(obj, "docs", list, path, line)
         scores = field(obj, "scores", list, path, line)
-        if not all(isinstance(d, str) and d for d in docs):
+        if not (set(map(type, docs)) <= _STR and "" not in docs):
             raise InputError(path, "field 'docs' must be a list of non-empty strings", line)
         if len(scores) != len(docs):
             raise InputError(path, f"{len(docs)} docs but {len(scores)} scores", line)
-        if all(type(s) is float or type(s) is int for s in scores) and all(map(math.isfinite, scores)):
-            numbers = [float(s) for s in scores]
+        if set(map(type, scores)) <= _NUMBER and all(map(math.isfinite, scores)):
+            numbers = list(map(float, scores))
         else:
             numbers = [finite_number(s, "score", path, line) for s in scores]
         _check_docs(path, line, qid, docs, release)
+        docs = list(map(shared.setdefault, docs, docs))
+        if 0.0 not in numbers:  # keep the sign of a zero: 0.0 and -0.0 are one dict key
+            numbers = list(map(values.setdefault, numbers, numbers))
         ordered_docs, ordered_scores = order_by_score(docs, numbers, ties)
         pages = None
         if "pages" in obj:
-            pages = _parse_pages(obj["pages"], path, line, tuple(docs))
+            pages = _parse_pages(obj["pages"], path, line, tuple(docs), shared)
         rankings[qid] = Ranking(qid, tuple(ordered_docs), tuple(ordered_scores), pages)
     if not rankings and not allow_empty:
         raise _no_rankings(path)
@@ -179,6 +195,7 @@ def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: 
     docs: Dict[str, List[str]] = {}
     scores: Dict[str, List[float]] = {}
     seen: Dict[str, set] = {}
+    shared: Dict[str, str] = {}  # one string object per docid and qid
     for number, raw in lines:
         if not raw.strip():
             continue
@@ -203,7 +220,7 @@ def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: 
         if docid in seen.setdefault(qid, set()):
             raise InputError(path, f"query {clip(qid)} ranks document {clip(docid)} twice", number)
         seen[qid].add(docid)
-        docs.setdefault(qid, []).append(docid)
+        docs.setdefault(shared.setdefault(qid, qid), []).append(shared.setdefault(docid, docid))
         scores.setdefault(qid, []).append(value)
     if not docs and not allow_empty:
         raise _no_rankings(path)
