@@ -1,0 +1,81 @@
+"""reproduce.py writes nothing (issue 17): a read-only copy verifies, an interrupted or killed run
+leaves the tree as it was, and two concurrent runs both verify without disturbing each other."""
+
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SKIP = shutil.ignore_patterns(".git", "build", "work", "__pycache__", ".venv*", "venv*", "*.pyc")
+COMMAND = [sys.executable, "-I", "-S", "reproduce.py", "--release", "example"]
+
+
+def snapshot(root: Path):
+    """Every entry under ``root`` with its kind, size and modification time."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        out[path.relative_to(root).as_posix()] = (stat.S_IFMT(info.st_mode), info.st_size,
+                                                  info.st_mtime_ns)
+    return out
+
+
+class WritesNothing(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp())
+        cls.copy = cls.tmp / "repo"
+        shutil.copytree(ROOT, cls.copy, ignore=SKIP)
+        cls.before = snapshot(cls.copy)
+
+    @classmethod
+    def tearDownClass(cls):
+        for path in [cls.copy] + list(cls.copy.rglob("*")):
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+        shutil.rmtree(cls.tmp)
+
+    def assertUnchanged(self):
+        self.assertEqual(snapshot(self.copy), self.before)
+
+    def test_1_read_only_copy_verifies(self):
+        for path in [self.copy] + list(self.copy.rglob("*")):
+            mode = path.lstat().st_mode
+            if not stat.S_ISLNK(mode):
+                path.chmod(stat.S_IMODE(mode) & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+        self.before = snapshot(self.copy)
+        proc = subprocess.run(COMMAND, cwd=self.copy, capture_output=True, text=True, timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stdout[-2000:] + proc.stderr[-2000:])
+        self.assertRegex(proc.stdout.splitlines()[-1], r"^\d+ checks verified, 0 failed")
+        self.assertUnchanged()
+
+    def test_2_interrupted_and_killed_runs_leave_nothing(self):
+        for sig in (signal.SIGINT, signal.SIGKILL):
+            proc = subprocess.Popen(COMMAND, cwd=self.copy, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+            time.sleep(0.4)
+            proc.send_signal(sig)
+            out, err = proc.communicate(timeout=60)
+            self.assertNotIn("Traceback", err)
+            if sig == signal.SIGINT and proc.returncode != 0:  # 0 when it finished first
+                self.assertEqual(proc.returncode, 130, err)
+            self.assertUnchanged()
+
+    def test_3_two_concurrent_runs(self):
+        procs = [subprocess.Popen(COMMAND, cwd=self.copy, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        for proc in procs:
+            out, err = proc.communicate(timeout=300)
+            self.assertEqual(proc.returncode, 0, out[-2000:] + err[-2000:])
+        self.assertUnchanged()
+
+
+if __name__ == "__main__":
+    unittest.main()
