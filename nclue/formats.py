@@ -184,13 +184,11 @@ def _decode(raw: bytes, path: PathLike, number: int) -> str:
         raise InputError(path, "invalid UTF-8", number) from None
 
 
-def iter_jsonl(path: PathLike) -> Iterator[Tuple[int, Dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (gzip allowed).
-
-    Every line must hold one JSON object; a malformed line, a non-object, or a non-finite
-    number raises InputError naming the file and line. The file is streamed (read once).
-    """
-    for number, line in iter_lines(path):
+def jsonl_objects(lines: Iterable[Tuple[int, str]], path: PathLike) -> Iterator[Tuple[int, Dict[str, Any]]]:
+    """``(line_number, object)`` for each non-blank line of ``lines`` (numbered text lines of
+    ``path``): every line must hold one JSON object; a malformed line, a non-object, or a
+    non-finite number raises InputError naming the file and line."""
+    for number, line in lines:
         if not line.strip():
             continue
         try:
@@ -202,6 +200,12 @@ def iter_jsonl(path: PathLike) -> Iterator[Tuple[int, Dict[str, Any]]]:
         if not isinstance(obj, dict):
             raise InputError(path, "expected a JSON object", number)
         yield number, obj
+
+
+def iter_jsonl(path: PathLike) -> Iterator[Tuple[int, Dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file (gzip allowed),
+    streamed (read once); see :func:`jsonl_objects`."""
+    return jsonl_objects(iter_lines(path), path)
 
 
 def read_json(path: PathLike) -> Any:

@@ -124,21 +124,6 @@ def _parse_pages(value: object, path: PathLike, line: int, docs: Tuple[str, ...]
     return pages
 
 
-def _jsonl_objects(lines: Lines, path: PathLike) -> Iterator[Tuple[int, dict]]:
-    for number, text in lines:
-        if not text.strip():
-            continue
-        try:
-            obj = loads_strict(text)
-        except ValueError as exc:
-            raise InputError(path, f"malformed JSON ({exc})", number) from None
-        except RecursionError:
-            raise InputError(path, "malformed JSON (nested too deeply)", number) from None
-        if not isinstance(obj, dict):
-            raise InputError(path, "expected a JSON object", number)
-        yield number, obj
-
-
 def _no_rankings(path: PathLike) -> InputError:
     try:
         empty = Path(path).stat().st_size == 0
@@ -154,7 +139,7 @@ def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties:
     rankings: Dict[str, Ranking] = {}
     shared: Dict[str, str] = {}  # one string object per docid: a run names few documents often
     values: Dict[float, float] = {}  # and one float object per distinct score (scores repeat)
-    for line, obj in _jsonl_objects(lines, path):
+    for line, obj in jsonl_objects(lines, path):
         qid = field(obj, "qid", str, path, line)
         if release is not None and qid not in release.queries:
             raise InputError(path, f"unknown qid {clip(qid)}", line)
