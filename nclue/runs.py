@@ -12,6 +12,8 @@ Tie rules (a ranking is always re-sorted by descending score, then ties are brok
   equal scores keep the order in which the documents appear in the file (JSONL list order, or
   TREC line order; the TREC rank column is ignored).
 - ``trec_eval``: equal scores are ordered by docid descending (strcmp), as trec_eval does.
+- ``expected``: no order is chosen; the ranking is stored in stable input order and every measure
+  is the exact expectation over uniformly random orders within tie groups (:mod:`nclue.ties`).
 
 A ranking that repeats a document, or holds a non-finite score, is rejected.
 
@@ -36,7 +38,8 @@ from .release import Release
 
 Lines = Iterator[Tuple[int, str]]
 
-TIE_RULES = ("input", "trec_eval")
+TIE_RULES = ("input", "trec_eval", "expected")
+ORDER_RULES = ("input", "trec_eval")  # the rules that choose one order (``expected`` chooses none)
 
 PageScores = Tuple[Tuple[int, float], ...]
 
@@ -65,10 +68,11 @@ def order_by_score(docs: List[str], scores: List[float], ties: str) -> Tuple[Lis
     if ties not in TIE_RULES:
         raise ValueError(f"unknown tie rule {ties!r}; expected one of {', '.join(TIE_RULES)}")
     pairs = zip(scores, scores[1:])
-    if (all(a >= b for a, b in pairs) if ties == "input" else all(a > b for a, b in pairs)):
+    stable = ties != "trec_eval"  # input and expected keep the input order among equal scores
+    if (all(a >= b for a, b in pairs) if stable else all(a > b for a, b in pairs)):
         return list(docs), list(scores)  # already in order: nothing to break
     indices = list(range(len(docs)))
-    if ties == "input":
+    if stable:
         indices.sort(key=lambda i: -scores[i])  # list.sort is stable: input order breaks ties
     else:
         indices.sort(key=lambda i: docs[i], reverse=True)

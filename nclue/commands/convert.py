@@ -2,7 +2,7 @@
 
 from ..outputs import check_output
 from ..release import load_release, release_input_files
-from ..runs import TIE_RULES, load_run, write_run, write_trec_qrels, write_trec_run
+from ..runs import ORDER_RULES, load_run, write_run, write_trec_qrels, write_trec_run
 
 
 def add_parser(subparsers) -> None:
@@ -21,7 +21,7 @@ def add_parser(subparsers) -> None:
                     "name ends in .gz). Scores are re-sorted; the tie rule decides equal scores.")
     imp.add_argument("run", help="TREC run file")
     imp.add_argument("--release", required=True, help="release folder")
-    imp.add_argument("--ties", choices=TIE_RULES, default="input", help="tie rule (default: input order)")
+    imp.add_argument("--ties", choices=ORDER_RULES, default="input", help="tie rule (default: input order)")
     imp.add_argument("--out", required=True,
                      help="output .jsonl or .jsonl.gz ('-' for JSONL on standard output)")
     imp.set_defaults(func=run_import)

@@ -6,9 +6,10 @@ import sys
 from .. import api
 from ..claims import format_fixed
 from ..measures import DEFAULT_K, count_key
-from ..metrics import evaluate, outcome_measures
+from ..metrics import evaluate, outcome_measures, query_facts
 from ..release import load_release, release_notes
-from ..runs import TIE_RULES, load_run
+from ..runs import TIE_RULES, detect_format, load_run
+from ..ties import file_order_warning, tie_decided_queries
 
 
 def add_parser(subparsers) -> None:
@@ -20,8 +21,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--release", required=True, help="release folder, e.g. data/v1")
     parser.add_argument("--k", type=int, default=DEFAULT_K, help="rank cutoff (default 10)")
     parser.add_argument("--ties", choices=TIE_RULES, default="input",
-                        help="tie rule for equal scores: input order (default, as the paper) or "
-                             "trec_eval (docid descending)")
+                        help="tie rule for equal scores: input order (default, as the paper), "
+                             "trec_eval (docid descending) or expected (exact expectation over "
+                             "random orders within tied scores)")
     parser.add_argument("--format", choices=("auto", "jsonl", "trec"), default="auto",
                         help="run format (default: detected from the first character)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (unrounded)")
@@ -77,6 +79,11 @@ def run_score(args) -> int:
     notes = release_notes(release)  # e.g. no evidence.jsonl: never score silently without it
     if notes:
         scores["notes"] = notes
+    decided = tie_decided_queries(query_facts(release), run, args.k)
+    scores["tie_decided_queries"] = len(decided)
+    fmt = detect_format(args.run) if args.format == "auto" else args.format
+    if decided and args.ties == "input" and fmt == "trec":
+        print(file_order_warning(args.run, decided, args.k), file=sys.stderr)
     if args.json:
         print(json.dumps(scores, sort_keys=True))
         return 0
@@ -89,4 +96,5 @@ def run_score(args) -> int:
             count = count_key(measure)
             extra = f"  (over {scores[count]} queries)" if count in scores else ""
             print(f"  {measure.name:<24} {format_fixed(scores[measure.name], 2):>7}{extra}")
+    print(f"  queries whose n-Clue or Gold Hit outcome a score tie decides: {len(decided)}")
     return 0
