@@ -6,6 +6,7 @@ from . import compare
 from . import audit_paper
 from . import archive
 from . import audit
+from . import export
 
 COMMAND_MODULES = (score, verify, convert, coverage, build, verify_construction, retrieve, compare,
-                   audit_paper, audit, archive)
+                   audit_paper, audit, archive, export)

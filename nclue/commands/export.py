@@ -1,0 +1,64 @@
+"""``nclue export topics|collection``: inputs for other engines (see :mod:`nclue.exports`)."""
+
+import sys
+from pathlib import Path
+
+from ..exports import (COLLECTION_UNITS, TOPIC_FORMATS, collection_rows, read_release_pages,
+                       topics_trec, topics_tsv)
+from ..formats import write_jsonl_atomic, write_text_atomic
+from ..release import FORMS, load_release
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "export", help="export topics or a page collection for another retrieval engine",
+        description="Write a release's topics (TSV or TREC) or, after a local page-text rebuild, "
+                    "its collection in Pyserini's JsonCollection shape {\"id\", \"contents\"}.")
+    kinds = parser.add_subparsers(dest="kind", metavar="KIND")
+    kinds.required = True
+    topics = kinds.add_parser(
+        "topics", help="queries as TSV (qid<TAB>text) or TREC topics, in one query form",
+        description="TSV: one 'qid<TAB>text' line per query (Anserini -topicReader TsvString). "
+                    "TREC: <top> blocks; <title> is the chosen form, <desc> the natural form, "
+                    "<narr> the conditions.")
+    topics.add_argument("--release", required=True, help="release folder, e.g. data/v1")
+    topics.add_argument("--form", choices=FORMS, default="clean",
+                        help="query form (default clean, the paper's released form)")
+    topics.add_argument("--format", choices=TOPIC_FORMATS, default="tsv", help="default tsv")
+    topics.add_argument("--out", required=True, help="output file (written atomically)")
+    topics.set_defaults(func=run_topics)
+    collection = kinds.add_parser(
+        "collection", help="pages and documents as JsonCollection JSON lines (local text rebuild)",
+        description="Reads the locally rebuilt page text, checks it against the release's corpus "
+                    "(page counts, text_sha256), and writes OUT/pages/pages.jsonl (id "
+                    "'<docid>#<page>') and OUT/documents/documents.jsonl (id '<docid>', pages "
+                    "joined by a blank line). Each folder is one Pyserini -input. The text is "
+                    "third-party: keep it local.")
+    collection.add_argument("--release", required=True, help="release folder, e.g. data/v1")
+    collection.add_argument("--pages", help="rebuilt page text (default: "
+                                            "build/<release name>/pages.jsonl.gz)")
+    collection.add_argument("--unit", choices=COLLECTION_UNITS + ("both",), default="both",
+                            help="which entries to write (default both, in separate folders)")
+    collection.add_argument("--out", required=True, help="output folder")
+    collection.set_defaults(func=run_collection)
+
+
+def run_topics(args) -> int:
+    release = load_release(args.release)
+    render = topics_tsv if args.format == "tsv" else topics_trec
+    write_text_atomic(args.out, render(release, args.form))
+    return 0
+
+
+def run_collection(args) -> int:
+    release = load_release(args.release)
+    pages_path = args.pages or str(Path("build") / release.name / "pages.jsonl.gz")
+    print(f"[export] reading {pages_path}", file=sys.stderr)
+    pages = read_release_pages(pages_path, release)
+    units = COLLECTION_UNITS if args.unit == "both" else (args.unit,)
+    for unit in units:
+        target = Path(args.out) / unit / f"{unit}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_jsonl_atomic(target, collection_rows(pages, unit))
+        print(f"[export] wrote {target}", file=sys.stderr)
+    return 0
