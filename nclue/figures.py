@@ -12,6 +12,14 @@ places paired effects in the Gold-Hit-n-Clue-Score delta plane."
   (Delta Gold Hit@10, Delta n-Clue Score@10) plane with optional 95% interval whiskers on each
   axis, the zero axes and the ``Delta y = Delta x`` reference line, and point labels.
 
+Point labels (:func:`place_labels`): each label's box is estimated from DejaVu Sans advance widths
+(:func:`text_width`) and placed greedily, most crowded points first, at the cheapest *legal* position
+among six close positions and rings of 16 directions up to 156 px away: legal means inside the plot,
+clear of every other label, of every marker (any point's, any family's), of the ``y = x`` label and,
+in the delta plane, of both zero axes. A close position touching another point's marker is avoided
+(it would read as that point's label); a label placed away from its point gets a leader line.
+Legend names wrap onto further lines and the canvas grows to fit them.
+
 Both functions are pure: the same input gives byte-identical text. Canvas size is fixed; every
 number is printed with a fixed number of decimals (coordinates with 2); families/blocks are styled
 in sorted name order (or the caller's ``family_order``) so styling does not depend on point order;
