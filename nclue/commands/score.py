@@ -57,6 +57,11 @@ def run_score(args) -> int:
         return 2
     release = load_release(args.release)
     run = load_run(args.run, release, ties=args.ties, fmt=args.format)
+    decided = tie_decided_queries(query_facts(release), run, args.k)  # nclue.ties
+    fmt = detect_format(args.run) if args.format == "auto" else args.format
+    if decided and args.ties == "input" and fmt == "trec":
+        print(file_order_warning(args.run, decided, args.k), file=sys.stderr)
+    tie_line = f"  queries whose n-Clue or Gold Hit outcome a score tie decides: {len(decided)}"
     if args.measures or args.per_query:
         result = api.score(release, run, args.measures, k=args.k)
         for note in release_notes(release):  # stderr: stdout may be a per-query table
@@ -66,10 +71,12 @@ def run_score(args) -> int:
             return 0
         if args.json:
             print(json.dumps(dict(result.aggregates, ties=args.ties, k=args.k, run=run.run_id,
-                                  queries=result.queries), sort_keys=True))
+                                  queries=result.queries, tie_decided_queries=len(decided)),
+                             sort_keys=True))
             return 0
         for name, value in result.aggregates.items():
             print(f"  {name:<24} {format_fixed(value, 2):>7}")
+        print(tie_line)
         return 0
     scores = evaluate(release, run, args.k)
     scores["ties"] = args.ties
@@ -79,11 +86,7 @@ def run_score(args) -> int:
     notes = release_notes(release)  # e.g. no evidence.jsonl: never score silently without it
     if notes:
         scores["notes"] = notes
-    decided = tie_decided_queries(query_facts(release), run, args.k)
     scores["tie_decided_queries"] = len(decided)
-    fmt = detect_format(args.run) if args.format == "auto" else args.format
-    if decided and args.ties == "input" and fmt == "trec":
-        print(file_order_warning(args.run, decided, args.k), file=sys.stderr)
     if args.json:
         print(json.dumps(scores, sort_keys=True))
         return 0
@@ -96,5 +99,5 @@ def run_score(args) -> int:
             count = count_key(measure)
             extra = f"  (over {scores[count]} queries)" if count in scores else ""
             print(f"  {measure.name:<24} {format_fixed(scores[measure.name], 2):>7}{extra}")
-    print(f"  queries whose n-Clue or Gold Hit outcome a score tie decides: {len(decided)}")
+    print(tie_line)
     return 0
