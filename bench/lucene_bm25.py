@@ -23,8 +23,10 @@ install). Steps (``python bench/lucene_bm25.py all`` runs them in order):
    - ``bm25_and``: the same scoring clauses plus, per condition, a FILTER clause requiring all of
      the condition's terms (Lucene's AND; nclue's ``bm25_and``);
    - ``bm25_page_max``: page index, document score = its best page's score (nclue's
-     ``page_max``); Lucene returns the best ``--page-hits`` pages, and a query counts as exact
-     when it yields 100 distinct documents or every matching page.
+     ``page_max``); Lucene's searcher returns every matching page, Anserini's SimpleSearcher the
+     best ``--page-hits`` (a query counts as exact when they yield 100 distinct documents);
+   - ``bm25_page_top3``: the same page hits, document score = mean of its three best page scores
+     over min(3, its page count) (nclue's ``page_top3``); Lucene searcher only (needs every page).
 
    Written as TREC runs (score = Lucene's float32 score, repr) under ``bench/work/lucene/``.
 4. ``compare``: nclue's own BM25 on the same pages (unrounded), per system: identical top-100
@@ -57,7 +59,7 @@ from nclue.retrieval.tokenize import tokenize  # noqa: E402
 from nclue.runs import load_run  # noqa: E402
 
 K1, B, DEPTH = 0.9, 0.4, 100
-SYSTEMS = ("bm25_or", "bm25_and", "bm25_page_max")
+SYSTEMS = ("bm25_or", "bm25_and", "bm25_page_max", "bm25_page_top3")
 MEASURES = ("nclue_score@10", "gold_hit@10", "gold_ndcg@10", "graded_ndcg@10", "auc",
             "subset_first@10")
 WORK = os.path.join(ROOT, "bench", "work", "lucene")
@@ -141,6 +143,7 @@ class Lucene:
             self.index_searcher.setSimilarity(
                 autoclass("org.apache.lucene.search.similarities.BM25Similarity")(K1, B))
         self.pretokenized = pretokenized
+        self._ids = None
         self.analyzer = simple.get_analyzer()
         self.AnalyzerUtils = autoclass("io.anserini.analysis.AnalyzerUtils")
         self.Builder = autoclass("org.apache.lucene.search.BooleanQuery$Builder")
@@ -172,11 +175,17 @@ class Lucene:
             return []
         return self._run(builder.build(), k)
 
+    def units(self):
+        """Number of indexed units (Lucene's maxDoc)."""
+        return self.index_searcher.getIndexReader().maxDoc() if self.mode == "lucene" else None
+
     def _run(self, query, k):
         if self.mode == "anserini":
             return [(hit.docid, hit.score) for hit in self.simple.search(query, k)]
-        top = self.index_searcher.search(query, k)
-        return [(self.index_searcher.doc(hit.doc).get("id"), hit.score) for hit in top.scoreDocs]
+        if self._ids is None:  # Lucene doc number -> collection id, read once
+            self._ids = [self.index_searcher.doc(i).get("id") for i in range(self.units())]
+        ids = self._ids
+        return [(ids[hit.doc], hit.score) for hit in self.index_searcher.search(query, k).scoreDocs]
 
     def search_and(self, text, conditions, k):
         builder, any_terms = self._or_builder(text)
@@ -203,6 +212,16 @@ def page_max(hits, depth):
     return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:depth]
 
 
+def page_top3(hits, depth, n_pages):
+    """Document = mean of its three best page scores over min(3, its page count) (nclue's
+    ``page_top3``: pages without a match score 0); ties: docid ascending."""
+    pages = {}
+    for unit, score in hits:
+        pages.setdefault(split_page_id(unit)[0], []).append(score)
+    scored = {d: math.fsum(sorted(v, reverse=True)[:3]) / min(3, n_pages[d]) for d, v in pages.items()}
+    return sorted(scored.items(), key=lambda item: (-item[1], item[0]))[:depth]
+
+
 def write_trec(path, rows, tag):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as out:
@@ -218,7 +237,8 @@ def search(args):
         docs = Lucene(os.path.join(WORK, "index", index_name, "documents"), index_name == "tok", mode)
         pages = Lucene(os.path.join(WORK, "index", index_name, "pages"), index_name == "tok", mode)
         n_docs = len(release.corpus)
-        runs = {name: {} for name in SYSTEMS}
+        n_pages = {d: doc.pages for d, doc in release.corpus.items()}
+        runs = {name: {} for name in SYSTEMS if mode == "lucene" or name != "bm25_page_top3"}
         inexact = 0
         started = time.perf_counter()
         for qid in sorted(release.queries):
@@ -229,16 +249,22 @@ def search(args):
                                           key=lambda item: (-item[1], item[0]))[:DEPTH]
             runs["bm25_and"][qid] = sorted(docs.search_and(text, query.conditions, n_docs),
                                            key=lambda item: (-item[1], item[0]))[:DEPTH]
-            hits = pages.search_or(text, args.page_hits)
+            # pages: Lucene's searcher returns every matching page (exact aggregation); Anserini's
+            # SimpleSearcher the best --page-hits (exact for page max when 100 documents appear)
+            limit = pages.units() or args.page_hits
+            hits = pages.search_or(text, limit)
             ranked = page_max(hits, DEPTH)
-            if len(ranked) < DEPTH and len(hits) == args.page_hits:
+            if len(ranked) < DEPTH and len(hits) == limit:
                 inexact += 1
             runs["bm25_page_max"][qid] = ranked
+            if mode == "lucene":
+                runs["bm25_page_top3"][qid] = page_top3(hits, DEPTH, n_pages)
         seconds = time.perf_counter() - started
         for name, rows in runs.items():
             write_trec(os.path.join(WORK, "runs", f"lucene_{variant}_{name}.clean.trec"), rows,
                        f"lucene_{variant}_{name}")
-        summary[variant] = {"search_s": round(seconds, 1), "page_hits": args.page_hits,
+        summary[variant] = {"search_s": round(seconds, 1),
+                            "page_hits": "every matching page" if mode == "lucene" else args.page_hits,
                             "page_max_queries_not_exact": inexact}
         log(f"searched {variant}: {seconds:.1f} s, page_max inexact on {inexact} queries")
     write_json_atomic(os.path.join(WORK, "search_summary.json"), summary)
@@ -300,6 +326,7 @@ def nclue_runs(args, release, lucene_norms=False):
         runs["bm25_or"][qid] = [(h.docid, h.score) for h in index.bm25_or(text, DEPTH)]
         runs["bm25_and"][qid] = [(h.docid, h.score) for h in index.bm25_and(text, query.conditions, DEPTH)]
         runs["bm25_page_max"][qid] = [(h.docid, h.score) for h in index.page_max(text, DEPTH)]
+        runs["bm25_page_top3"][qid] = [(h.docid, h.score) for h in index.page_top3(text, DEPTH)]
     log(f"nclue BM25: index {build:.1f} s")
     return runs
 
@@ -353,6 +380,8 @@ def compare(args):
             entry["nclue_frozen_run"] = measures_of(release, facts, frozen, "expected")
         for variant, _, _ in VARIANTS:
             path = os.path.join(WORK, "runs", f"lucene_{variant}_{name}.clean.trec")
+            if not os.path.exists(path):
+                continue  # page top-3 needs every page score: not from SimpleSearcher
             theirs = {}
             with open(path, encoding="utf-8") as handle:
                 for line in handle:
