@@ -14,7 +14,8 @@ places paired effects in the Gold-Hit-n-Clue-Score delta plane."
 
 Point labels (:func:`place_labels`): each label's box is estimated from DejaVu Sans advance widths
 (:func:`text_width`) and placed greedily, most crowded points first, at the cheapest *legal* position
-among six close positions and rings of 16 directions up to 156 px away: legal means inside the plot,
+among six close positions and rings of 16 directions (each with the three text anchors) up to
+156 px away: legal means inside the plot,
 clear of every other label, of every marker (any point's, any family's), of the ``y = x`` label and,
 in the delta plane, of both zero axes. A close position touching another point's marker is avoided
 (it would read as that point's label); a label placed away from its point gets a leader line.
@@ -401,10 +402,12 @@ def _candidates() -> List[Tuple[float, float, str]]:
         for i in range(_DIRECTIONS):
             angle = 2.0 * math.pi * i / _DIRECTIONS
             ux, uy = math.cos(angle), math.sin(angle)
-            anchor = "start" if ux > 0.3 else "end" if ux < -0.3 else "middle"
-            # the ring point is the box's near edge (start/end) or centre (middle), mid-height
-            out.append((round(radius * ux, 2), round(radius * uy + (LABEL_ASCENT - LABEL_DESCENT) / 2, 2),
-                        anchor))
+            natural = "start" if ux > 0.3 else "end" if ux < -0.3 else "middle"
+            # the ring point is the text anchor at mid-height; the direction's natural anchor
+            # first, then the other two (a long label beside a line or an edge may need them)
+            for anchor in (natural,) + tuple(a for a in ("middle", "start", "end") if a != natural):
+                out.append((round(radius * ux, 2),
+                            round(radius * uy + (LABEL_ASCENT - LABEL_DESCENT) / 2, 2), anchor))
     return out
 
 

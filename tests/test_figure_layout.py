@@ -129,6 +129,17 @@ class CrowdedSynthetic(unittest.TestCase, LayoutChecks):
                                             f"block {i % 4}", x, y, (x - 3, x + 3), (y - 2, y + 2)))
             self.check(delta_plane_svg(effects, x_range=(-30, 30), y_range=(-30, 30)), f"delta case {case}")
 
+    def test_long_label_between_zero_axis_and_edge(self):
+        # A 31-character label (about 188 px) of a point at x = 24.89 on (-40, 40): px 475.6, so
+        # 250 px lie between the zero axis (px 320) and the right edge (570). Centred right above
+        # the point the box would end 1.5 px outside the plot (its clearance included); it must be
+        # placed centred a little left of the point instead, not across the zero axis.
+        effect = PairedEffect("page top-3 \u2192 RRF with BM25-AND", "fusion", 24.89, 30.22,
+                              (18.78, 30.95), (23.85, 37.12))
+        others = [PairedEffect("BM25-AND \u2192 SDR", "lexical", -3.56, -12.44),
+                  PairedEffect("best page \u2192 top-3 pages", "pages", 6.67, -2.67)]
+        self.check(delta_plane_svg([effect] + others, x_range=(-40, 40), y_range=(-40, 40)), "long label")
+
     def test_crowded_landscapes(self):
         rng = random.Random(8)
         for case in range(6):
