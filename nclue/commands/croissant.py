@@ -5,6 +5,8 @@ from pathlib import Path
 
 from ..croissant import CROISSANT_NAME, metadata_text, stale
 from ..formats import write_text_atomic
+from ..outputs import check_output
+from ..release import release_input_files
 
 
 def add_parser(subparsers) -> None:
@@ -28,5 +30,8 @@ def run_croissant(args) -> int:
             print(f"nclue: {problem}", file=sys.stderr)
             return 1
         return 0
-    write_text_atomic(args.out or str(Path(args.release) / CROISSANT_NAME), metadata_text(args.release))
+    target = args.out or str(Path(args.release) / CROISSANT_NAME)
+    inputs = release_input_files(args.release)
+    check_output(target, inputs)
+    write_text_atomic(target, metadata_text(args.release), inputs)
     return 0

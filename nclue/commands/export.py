@@ -6,7 +6,8 @@ from pathlib import Path
 from ..exports import (COLLECTION_UNITS, TOPIC_FORMATS, collection_rows, read_release_pages,
                        topics_trec, topics_tsv)
 from ..formats import write_jsonl_atomic, write_text_atomic
-from ..release import FORMS, load_release
+from ..outputs import check_output, check_output_dir
+from ..release import FORMS, load_release, release_input_files
 
 
 def add_parser(subparsers) -> None:
@@ -25,7 +26,8 @@ def add_parser(subparsers) -> None:
     topics.add_argument("--form", choices=FORMS, default="clean",
                         help="query form (default clean, the paper's released form)")
     topics.add_argument("--format", choices=TOPIC_FORMATS, default="tsv", help="default tsv")
-    topics.add_argument("--out", required=True, help="output file (written atomically)")
+    topics.add_argument("--out", required=True,
+                        help="output file (written atomically; '-' for standard output)")
     topics.set_defaults(func=run_topics)
     collection = kinds.add_parser(
         "collection", help="pages and documents as JsonCollection JSON lines (local text rebuild)",
@@ -44,21 +46,26 @@ def add_parser(subparsers) -> None:
 
 
 def run_topics(args) -> int:
+    inputs = release_input_files(args.release)
+    check_output(args.out, inputs)
     release = load_release(args.release)
     render = topics_tsv if args.format == "tsv" else topics_trec
-    write_text_atomic(args.out, render(release, args.form))
+    write_text_atomic(args.out, render(release, args.form), inputs)
     return 0
 
 
 def run_collection(args) -> int:
+    pages_path = args.pages or str(Path("build") / Path(args.release).name / "pages.jsonl.gz")
+    inputs = [pages_path, *release_input_files(args.release)]
+    out = check_output_dir(args.out, inputs)
+    units = COLLECTION_UNITS if args.unit == "both" else (args.unit,)
+    targets = {unit: out / unit / f"{unit}.jsonl" for unit in units}
+    for target in targets.values():
+        check_output(target, inputs, allow_stdout=False)
     release = load_release(args.release)
-    pages_path = args.pages or str(Path("build") / release.name / "pages.jsonl.gz")
     print(f"[export] reading {pages_path}", file=sys.stderr)
     pages = read_release_pages(pages_path, release)
-    units = COLLECTION_UNITS if args.unit == "both" else (args.unit,)
-    for unit in units:
-        target = Path(args.out) / unit / f"{unit}.jsonl"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_jsonl_atomic(target, collection_rows(pages, unit))
+    for unit, target in targets.items():
+        write_jsonl_atomic(target, collection_rows(pages, unit), inputs)
         print(f"[export] wrote {target}", file=sys.stderr)
     return 0
