@@ -36,6 +36,8 @@ of all tie orders in ``tests/test_ties.py``):
   every position of a group is the group's mean gain, so ``E[DCG@k] = sum over groups of
   mean gain * sum of the discounts 1/log2(r + 1) of its ranks r <= k``. The ideal DCG does not
   depend on the order, so ``E[NDCG@k] = E[DCG@k] / IDCG@k``.
+- **HC@k** (Multi³IR, eq. 5): the mean over perspectives of the probability that some supporting
+  document reaches the top k (the Gold Hit form with that perspective's documents).
 - **AUC**: a (gold, subset) pair in two different groups is ordered by the groups; a pair inside one
   group is ordered either way with probability 1/2, the same as two unretrieved documents.
 - **Gold+Support@k / condition and full page coverage** (Table S5b): which golds reach the top k is
@@ -60,7 +62,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .metrics import QueryFacts, QueryOutcome, first_ranks, is_page_scored, surfaced_pages
 from .runs import Ranking, Run
@@ -111,13 +113,38 @@ def none_in_top(size: int, marked: int, slots: int) -> Fraction:
 
 
 def expected_gold_hit(golds: Iterable[str], groups: Sequence[TieGroup], k: int) -> Fraction:
-    """P(a gold within the top k) = ``1 - C(m-g, c)/C(m, c)`` for the first group with a gold."""
+    """P(a gold within the top k) = ``1 - C(m-g, c)/C(m, c)`` for the first group with a gold
+    (any document set can stand for the golds: HC@k uses a perspective's documents)."""
     gold_set = set(golds)
     for group in groups:
         g = sum(1 for d in group.docs if d in gold_set)
         if g:
             return ONE - none_in_top(group.size, g, group.in_top(k))
     return ZERO
+
+
+def expected_hard_coverage(supports: Sequence[Iterable[str]], groups: Sequence[TieGroup],
+                           k: int) -> Fraction:
+    """E[HC@k] (Multi3IR, eq. 5, arXiv 2608.30949): HC@k is the mean over perspectives of
+    1[some supporting document in the top k], so its expectation is the mean of those
+    probabilities, each the hit probability of :func:`expected_gold_hit` with the perspective's
+    supporting documents in place of the golds."""
+    if not supports:
+        raise ValueError("a query needs at least one perspective")
+    return sum((expected_gold_hit(docs, groups, k) for docs in supports), ZERO) / len(supports)
+
+
+def expected_hc_vector(queries: Mapping[str, Any], run: Run, k: int) -> Dict[str, float]:
+    """``{qid: E[HC@k]}`` for every query of ``queries`` (``nclue.coverage.PerspectiveQuery``
+    records, as :func:`nclue.coverage.per_query_coverage` takes them); absent queries are empty
+    rankings."""
+    out = {}
+    for qid in sorted(queries):
+        ranking = run.rankings.get(qid)
+        groups = tie_groups(ranking.docs, ranking.scores) if ranking is not None else ()
+        supports = [p.docs for p in queries[qid].perspectives]
+        out[qid] = float(expected_hard_coverage(supports, groups, k))
+    return out
 
 
 def expected_nclue(golds: Iterable[str], subsets: Iterable[str], groups: Sequence[TieGroup],

@@ -168,6 +168,43 @@ class BruteForce(unittest.TestCase):
             checked += 1
 
 
+class HardCoverage(unittest.TestCase):
+    """E[HC@k] (Multi3IR eq. 5) against the average of nclue.coverage.hard_coverage over all tie
+    orders, on random small cases and on the example release."""
+
+    def test_random_cases(self):
+        from nclue.coverage import hard_coverage
+        from nclue.ties import expected_hard_coverage
+        rng = random.Random(5)
+        for _ in range(300):
+            n = rng.randint(1, 7)
+            docs = [f"d{i}" for i in range(n)]
+            scores = sorted((float(rng.randint(1, 3)) for _ in docs), reverse=True)
+            if math.prod(math.factorial(g.size) for g in tie_groups(docs, scores)) > 720:
+                continue
+            supports = [frozenset(rng.sample(docs + ["x"], rng.randint(1, min(3, n + 1))))
+                        for _ in range(rng.randint(1, 3))]
+            ranking = Ranking("q", tuple(docs), tuple(scores))
+            for k in sorted({1, 2, n}):
+                orders = [r.docs for r in all_orders(ranking)]
+                want = math.fsum(hard_coverage(supports, d, k) for d in orders) / len(orders)
+                got = expected_hard_coverage(supports, tie_groups(docs, scores), k)
+                self.assertAlmostEqual(float(got), want, places=12)
+
+    def test_example_q1_through_score(self):
+        # example_lexical q1: d01 (gold) and d02 tie at rank 1-2. HC@1 of the two orders, from
+        # nclue.coverage.hard_coverage on the release's perspectives, averaged = the expectation.
+        from nclue.api import score
+        from nclue.coverage import hard_coverage, perspectives_from_release
+        release = load_release(EXAMPLE)
+        supports = [p.docs for p in perspectives_from_release(release)["q1"].perspectives]
+        want = (hard_coverage(supports, ("d01", "d02"), 1) + hard_coverage(supports, ("d02", "d01"), 1)) / 2
+        run = load_run(EXAMPLE / "runs" / "example_lexical.jsonl.gz", release, ties="expected")
+        got = score(release, run, ["hc@1"]).per_query["hc@1"]["q1"]
+        self.assertAlmostEqual(got, want, places=15)
+        self.assertNotEqual(want, hard_coverage(supports, ("d01", "d02"), 1))  # the tie matters
+
+
 class ExampleRelease(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
