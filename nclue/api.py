@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .coverage import per_query_coverage, perspectives_from_release, rankings_of
+from .ties import expected_hc_vector
 from .errors import InputError
 from .formats import PathLike
 from .inference import DEFAULT_DRAWS, DEFAULT_SEED, Resampler, holm
@@ -108,6 +109,8 @@ def per_query_vectors(release: Release, run: Run, measures: Sequence[Measure],
                 by_cutoff[k] = per_query_from_outcomes(outcomes(release, run, k, facts), k, registry)
             if measure.name in by_cutoff[k]:
                 out[measure.name] = by_cutoff[k][measure.name]
+        elif measure.key == "hc" and run.tie_rule == "expected":  # exact expectation, nclue.ties
+            out[measure.name] = expected_hc_vector(perspectives_from_release(release), run, measure.k)
         elif measure.key == "hc":
             out[measure.name] = per_query_coverage(perspectives_from_release(release),
                                                    rankings_of(run), (measure.k,))[measure.name]

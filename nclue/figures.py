@@ -12,6 +12,15 @@ places paired effects in the Gold-Hit-n-Clue-Score delta plane."
   (Delta Gold Hit@10, Delta n-Clue Score@10) plane with optional 95% interval whiskers on each
   axis, the zero axes and the ``Delta y = Delta x`` reference line, and point labels.
 
+Point labels (:func:`place_labels`): each label's box is estimated from DejaVu Sans advance widths
+(:func:`text_width`) and placed greedily, most crowded points first, at the cheapest *legal* position
+among six close positions and rings of 16 directions (each with the three text anchors) up to
+156 px away: legal means inside the plot,
+clear of every other label, of every marker (any point's, any family's), of the ``y = x`` label and,
+in the delta plane, of both zero axes. A close position touching another point's marker is avoided
+(it would read as that point's label); a label placed away from its point gets a leader line.
+Legend names wrap onto further lines and the canvas grows to fit them.
+
 Both functions are pure: the same input gives byte-identical text. Canvas size is fixed; every
 number is printed with a fixed number of decimals (coordinates with 2); families/blocks are styled
 in sorted name order (or the caller's ``family_order``) so styling does not depend on point order;
@@ -50,6 +59,8 @@ MAX_STYLES = 20                          # legend rows that fit beside the plot
 # Okabe-Ito colour-blind-safe palette (yellow dropped: too little contrast on white), then black.
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 SHAPES = ("circle", "square", "triangle-up", "diamond", "triangle-down", "plus")
+
+Box = Tuple[float, float, float, float]  # x0, y0, x1, y1 (pixels)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
@@ -283,12 +294,13 @@ def _frame_and_grid(axes: _Axes, out: List[str]) -> None:
     out.append("</g>")
 
 
-def _diagonal(axes: _Axes, text: str, out: List[str]) -> None:
-    """The line y = x clipped to the plot box (omitted when it misses the box)."""
+def _diagonal(axes: _Axes, text: str, out: List[str]) -> Optional[Box]:
+    """The line y = x clipped to the plot box (omitted when it misses the box); returns the box
+    of its text label (an obstacle for the point labels)."""
     low = max(axes.x0, axes.y0)
     high = min(axes.x1, axes.y1)
     if not low < high:
-        return
+        return None
     x1, y1, x2, y2 = axes.px(low), axes.py(low), axes.px(high), axes.py(high)
     out.append(f'<line class="diagonal" x1="{fmt(x1)}" y1="{fmt(y1)}" x2="{fmt(x2)}" y2="{fmt(y2)}" '
                f'stroke="#888888" stroke-width="1.2" stroke-dasharray="6 4"/>')
@@ -300,6 +312,7 @@ def _diagonal(axes: _Axes, text: str, out: List[str]) -> None:
         lx, ly, anchor = x2 - 6, y2 - 6, "end"
     out.append(f'<text class="diagonal-label" x="{fmt(lx)}" y="{fmt(ly)}" font-size="11" '
                f'fill="#666666" text-anchor="{anchor}">{esc(text)}</text>')
+    return _grow(label_box(text, lx, ly, anchor), LABEL_GAP)
 
 
 def _axis_labels(x_label: str, y_label: str, out: List[str]) -> None:
@@ -311,31 +324,134 @@ def _axis_labels(x_label: str, y_label: str, out: List[str]) -> None:
                f'transform="rotate(-90 20.00 {fmt(cy)})">{esc(y_label)}</text>')
 
 
+LEGEND_FONT = 12
+LEGEND_TEXT_WIDTH = WIDTH - (LEGEND_X + 20) - 14  # px available to a legend line (8 px to spare)
+LEGEND_LINE = 14.0
+
+
+def wrap_words(text: str, width: float = LEGEND_TEXT_WIDTH, font_size: float = LEGEND_FONT) -> List[str]:
+    """Greedy word wrap into lines no wider than ``width`` px (:func:`text_width`); a single
+    longer word keeps a line of its own."""
+    lines: List[str] = []
+    for word in text.split():
+        if lines and text_width(lines[-1] + " " + word, font_size) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+def _legend_rows(styles: Dict[str, Tuple[str, str]]) -> List[Tuple[str, List[str], float]]:
+    """(name, wrapped lines, marker y) per legend entry; long names wrap onto further lines."""
+    rows = []
+    y = LEGEND_TOP
+    for name in styles:
+        lines = wrap_words(name)
+        rows.append((name, lines, y))
+        y += LEGEND_STEP + LEGEND_LINE * (len(lines) - 1)
+    return rows
+
+
+def _canvas_height(styles: Dict[str, Tuple[str, str]]) -> int:
+    """HEIGHT, or taller when the wrapped legend needs it."""
+    rows = _legend_rows(styles)
+    if not rows:
+        return HEIGHT
+    _, lines, y = rows[-1]
+    bottom = y + LEGEND_LINE * (len(lines) - 1) + 12.0
+    return max(HEIGHT, int(math.ceil(bottom + 12.0)))
+
+
 def _legend(title: str, styles: Dict[str, Tuple[str, str]], out: List[str]) -> None:
-    out.append('<g class="legend" font-size="12">')
+    out.append(f'<g class="legend" font-size="{LEGEND_FONT}">')
     out.append(f'<text x="{fmt(LEGEND_X)}" y="{fmt(LEGEND_TOP - 14)}" font-weight="bold">{esc(title)}</text>')
-    for i, (name, (shape, colour)) in enumerate(styles.items()):
-        y = LEGEND_TOP + i * LEGEND_STEP
+    for name, lines, y in _legend_rows(styles):
+        shape, colour = styles[name]
         out.append(marker(shape, colour, LEGEND_X + 8, y))
-        out.append(f'<text x="{fmt(LEGEND_X + 20)}" y="{fmt(y + 4)}">{esc(name)}</text>')
+        for i, line in enumerate(lines):
+            out.append(f'<text class="legend-label" x="{fmt(LEGEND_X + 20)}" '
+                       f'y="{fmt(y + 4 + i * LEGEND_LINE)}">{esc(line)}</text>')
     out.append("</g>")
 
 
-# Label placement: estimated text box (11 px font: 6.6 px per character, 9 px above and 3 px below
-# the baseline) tried at six positions around the marker, in this order of preference.
+# Label placement. A label's box is estimated from its text (:func:`text_width`; 11 px font,
+# 9 px above and 3 px below the baseline) and tried at positions around its marker: the six close
+# positions first, then rings of 16 directions at growing distances. A position is *legal* when
+# its box stays inside the plot and overlaps no label already placed, no marker (of any point) and
+# no line named as a hard obstacle (the zero axes of the delta plane); among legal positions the
+# cheapest wins (distance from the marker, plus overlap with soft obstacles such as whiskers).
+# A label placed away from its marker gets a leader line from the marker to the box.
 LABEL_FONT = 11
-LABEL_CHAR_WIDTH = 6.6
-_CANDIDATES = (  # (dx, dy of the text anchor from the marker centre, text-anchor)
+LABEL_ASCENT = 9.0
+LABEL_DESCENT = 3.0
+LABEL_GAP = 1.5         # clearance kept around every box
+MARKER_HALF = 6.0       # markers are treated as 12 x 12 px boxes
+LEADER_FROM = 12.0      # a leader is drawn when the box is farther than this from the marker centre
+_NEAR = (  # (dx, dy of the text anchor from the marker centre, text-anchor)
     (8.0, -7.0, "start"), (8.0, 15.0, "start"), (-8.0, -7.0, "end"), (-8.0, 15.0, "end"),
     (0.0, -10.0, "middle"), (0.0, 19.0, "middle"))
+_RINGS = (24.0, 36.0, 50.0, 66.0, 84.0, 104.0, 128.0, 156.0)
+_DIRECTIONS = 16
+_HARD = 1000.0          # weight of an illegal overlap (so that an impossible layout still draws)
+AMBIGUOUS = 80.0        # cost of a leaderless label within 4 px of another point's marker
 
-Box = Tuple[float, float, float, float]  # x0, y0, x1, y1
+
+def _candidates() -> List[Tuple[float, float, str]]:
+    out = list(_NEAR)
+    for radius in _RINGS:
+        for i in range(_DIRECTIONS):
+            angle = 2.0 * math.pi * i / _DIRECTIONS
+            ux, uy = math.cos(angle), math.sin(angle)
+            natural = "start" if ux > 0.3 else "end" if ux < -0.3 else "middle"
+            # the ring point is the text anchor at mid-height; the direction's natural anchor
+            # first, then the other two (a long label beside a line or an edge may need them)
+            for anchor in (natural,) + tuple(a for a in ("middle", "start", "end") if a != natural):
+                out.append((round(radius * ux, 2),
+                            round(radius * uy + (LABEL_ASCENT - LABEL_DESCENT) / 2, 2), anchor))
+    return out
 
 
-def _label_box(text: str, x: float, y: float, anchor: str) -> Box:
-    width = LABEL_CHAR_WIDTH * len(text)
+_CANDIDATES = tuple(_candidates())
+
+
+# Advance widths of DejaVu Sans (the first font the SVGs ask for; units per em 2048), ASCII and the
+# few other characters the figures print. Other fonts of the font-family list (Helvetica, Arial)
+# are narrower, so boxes from these widths are not too small. Checked in headless Chromium:
+# getBBox widths of the v1/v2 figure labels agree with text_width to within 0.6 px.
+_ADVANCE = dict(zip(
+    " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~",
+    (651, 821, 942, 1716, 1303, 1946, 1597, 563, 799, 799, 1024, 1716, 651, 739, 651, 690)
+    + (1303,) * 10
+    + (690, 690, 1716, 1716, 1716, 1087, 2048,
+       1401, 1405, 1430, 1577, 1294, 1178, 1587, 1540, 604, 604, 1343, 1141, 1767, 1532, 1612,
+       1235, 1612, 1423, 1300, 1251, 1499, 1401, 2025, 1403, 1251, 1403,
+       799, 690, 799, 1716, 1024, 1024,
+       1255, 1300, 1126, 1300, 1260, 721, 1300, 1298, 569, 569, 1186, 569, 1995, 1298, 1253,
+       1300, 1300, 842, 1067, 803, 1298, 1212, 1675, 1212, 1212, 1075,
+       1303, 690, 1303, 1716)))
+_ADVANCE.update({"\u2192": 1716, "\u2212": 1716, "\u0394": 1401, "\u00d7": 1716, "\u00b3": 821})
+_ADVANCE_DEFAULT = 2048  # anything else: a full em
+
+
+def text_width(text: str, font_size: float = LABEL_FONT) -> float:
+    """Estimated rendered width in px of ``text`` (DejaVu Sans advances, plus 1 px)."""
+    units = sum(_ADVANCE.get(ch, _ADVANCE_DEFAULT) for ch in text)
+    return units / 2048.0 * font_size + 1.0
+
+
+def label_box(text: str, x: float, y: float, anchor: str, font_size: float = LABEL_FONT) -> Box:
+    """Estimated box of a text label anchored at (x, y) (the baseline) with ``text-anchor``."""
+    width = text_width(text, font_size)
     x0 = {"start": x, "end": x - width, "middle": x - width / 2}[anchor]
-    return (x0, y - 9.0, x0 + width, y + 3.0)
+    scale = font_size / LABEL_FONT
+    return (x0, y - LABEL_ASCENT * scale, x0 + width, y + LABEL_DESCENT * scale)
+
+
+_label_box = label_box
+
+
+def _grow(box: Box, by: float) -> Box:
+    return (box[0] - by, box[1] - by, box[2] + by, box[3] + by)
 
 
 def _overlap(a: Box, b: Box) -> float:
@@ -344,51 +460,95 @@ def _overlap(a: Box, b: Box) -> float:
     return w * h if w > 0 and h > 0 else 0.0
 
 
+def _box_distance(box: Box, x: float, y: float) -> float:
+    dx = max(box[0] - x, 0.0, x - box[2])
+    dy = max(box[1] - y, 0.0, y - box[3])
+    return math.hypot(dx, dy)
+
+
+def marker_box(cx: float, cy: float) -> Box:
+    return (cx - MARKER_HALF, cy - MARKER_HALF, cx + MARKER_HALF, cy + MARKER_HALF)
+
+
 def place_labels(items: Sequence[Tuple[str, float, float]],
                  markers: Sequence[Tuple[float, float]],
-                 obstacles: Sequence[Box] = ()) -> List[Tuple[float, float, str]]:
-    """Greedy, deterministic label placement: for each (text, cx, cy) in order, the first of six
-    positions around the marker with the least overlap with labels already placed, with every
-    marker (a 12 x 12 px box), with other ``obstacles`` (whisker boxes, counted at half weight)
-    and with the outside of the plot box (double weight). Returns (x, y, anchor) per item."""
+                 obstacles: Sequence[Box] = (),
+                 hard_obstacles: Sequence[Box] = ()) -> List[Tuple[float, float, str]]:
+    """Deterministic greedy placement (see the comment above): labels are placed in order of
+    crowding (most markers within 40 px first, then input order); each takes the cheapest legal
+    candidate. Returns (x, y, anchor) per item, in input order."""
     plot = (PLOT_LEFT, PLOT_TOP, PLOT_RIGHT, PLOT_BOTTOM)
-    marker_boxes = [(mx - 6.0, my - 6.0, mx + 6.0, my + 6.0) for mx, my in markers]
-    placed: List[Box] = []
-    result = []
-    for text, cx, cy in items:
+    marker_boxes = [marker_box(mx, my) for mx, my in markers]
+    crowd = [sum(1 for mx, my in markers if math.hypot(mx - cx, my - cy) < 40.0)
+             for _, cx, cy in items]
+    order = sorted(range(len(items)), key=lambda i: (-crowd[i], i))
+    placed: List[Box] = list(hard_obstacles)
+    result: Dict[int, Tuple[float, float, str]] = {}
+    for i in order:
+        text, cx, cy = items[i]
         best = None
-        for dx, dy, anchor in _CANDIDATES:
-            box = _label_box(text, cx + dx, cy + dy, anchor)
-            area = (box[2] - box[0]) * (box[3] - box[1])
-            cost = (math.fsum(_overlap(box, other) for other in placed)
-                    + math.fsum(_overlap(box, other) for other in marker_boxes)
-                    + 0.5 * math.fsum(_overlap(box, other) for other in obstacles)
-                    + 2.0 * (area - _overlap(box, plot)))
+        for number, (dx, dy, anchor) in enumerate(_CANDIDATES):
+            box = label_box(text, cx + dx, cy + dy, anchor)
+            padded = _grow(box, LABEL_GAP)
+            area = (padded[2] - padded[0]) * (padded[3] - padded[1])
+            illegal = (math.fsum(_overlap(padded, other) for other in placed)
+                       + math.fsum(_overlap(padded, other) for other in marker_boxes)
+                       + (area - _overlap(padded, plot)))
+            # the six close positions keep their order of preference; a ring costs more. A close
+            # position (no leader) next to another point's marker would read as that point's label
+            if number < len(_NEAR):
+                away = AMBIGUOUS * sum(1 for mx, my in markers
+                                       if math.hypot(mx - cx, my - cy) > 0.01
+                                       and _box_distance(box, mx, my) < MARKER_HALF + 4.0)
+            else:
+                away = 20.0 + 2.0 * _box_distance(box, cx, cy)
+            cost = _HARD * illegal + math.fsum(_overlap(box, other) for other in obstacles) + away
             if best is None or cost < best[0] - 1e-9:
-                best = (cost, cx + dx, cy + dy, anchor, box)
+                best = (cost, cx + dx, cy + dy, anchor, padded)
         placed.append(best[4])
-        result.append((best[1], best[2], best[3]))
-    return result
+        result[i] = (best[1], best[2], best[3])
+    return [result[i] for i in range(len(items))]
+
+
+def _leader(text: str, cx: float, cy: float, x: float, y: float, anchor: str) -> Optional[str]:
+    """A leader line from the marker's edge to the nearest point of a displaced label's box."""
+    box = label_box(text, x, y, anchor)
+    if _box_distance(box, cx, cy) <= LEADER_FROM:
+        return None
+    tx = min(max(cx, box[0]), box[2])
+    ty = min(max(cy, box[1]), box[3])
+    length = math.hypot(tx - cx, ty - cy)
+    sx, sy = cx + (tx - cx) / length * MARKER_HALF, cy + (ty - cy) / length * MARKER_HALF
+    ex, ey = tx - (tx - cx) / length * LABEL_GAP, ty - (ty - cy) / length * LABEL_GAP
+    return f'<line class="leader" x1="{fmt(sx)}" y1="{fmt(sy)}" x2="{fmt(ex)}" y2="{fmt(ey)}"/>'
 
 
 def _point_labels(items: Sequence[Tuple[str, float, float]], markers: Sequence[Tuple[float, float]],
-                  out: List[str], obstacles: Sequence[Box] = ()) -> None:
+                  out: List[str], obstacles: Sequence[Box] = (),
+                  hard_obstacles: Sequence[Box] = ()) -> None:
+    positions = place_labels(items, markers, obstacles, hard_obstacles)
+    leaders = [_leader(text, cx, cy, x, y, anchor)
+               for (text, cx, cy), (x, y, anchor) in zip(items, positions)]
+    if any(leaders):
+        out.append('<g class="leaders" stroke="#555555" stroke-width="0.9">')
+        out.extend(line for line in leaders if line)
+        out.append("</g>")
     out.append('<g class="point-labels" fill="#111111" stroke="#ffffff" stroke-width="3" '
                'stroke-linejoin="round" paint-order="stroke">')
-    for (text, _, _), (x, y, anchor) in zip(items, place_labels(items, markers, obstacles)):
+    for (text, _, _), (x, y, anchor) in zip(items, positions):
         out.append(f'<text class="point-label" x="{fmt(x)}" y="{fmt(y)}" font-size="{LABEL_FONT}" '
                    f'text-anchor="{anchor}">{esc(text)}</text>')
     out.append("</g>")
 
 
-def _open_svg(figure_id: str, title: str, desc: str, out: List[str]) -> None:
-    out.append(f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-               f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+def _open_svg(figure_id: str, title: str, desc: str, out: List[str], height: int = HEIGHT) -> None:
+    out.append(f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+               f'viewBox="0 0 {WIDTH} {height}" role="img" '
                f'aria-labelledby="{figure_id}-title {figure_id}-desc" '
                f'font-family="DejaVu Sans, Helvetica, Arial, sans-serif">')
     out.append(f'<title id="{figure_id}-title">{esc(title)}</title>')
     out.append(f'<desc id="{figure_id}-desc">{esc(desc)}</desc>')
-    out.append(f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>')
+    out.append(f'<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>')
     out.append(f'<text class="figure-title" x="{fmt(PLOT_LEFT)}" y="28.00" font-size="16" '
                f'font-weight="bold">{esc(title)}</text>')
 
@@ -451,9 +611,10 @@ def landscape_svg(points: Sequence[LandscapePoint],
                f"y: {y_label}; dashed line: y = x. Points: "
                + "; ".join(f"{name} ({fam}): {fmt(x)}, {fmt(y)}" for name, fam, x, y in rows) + ".")
     out: List[str] = []
-    _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out)
+    _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out,
+              _canvas_height(styles))
     _frame_and_grid(axes, out)
-    _diagonal(axes, "y = x", out)
+    diagonal_label = _diagonal(axes, "y = x", out)
     out.append(f'<rect class="frame" x="{fmt(PLOT_LEFT)}" y="{fmt(PLOT_TOP)}" width="{fmt(PLOT_WIDTH)}" '
                f'height="{fmt(PLOT_HEIGHT)}" fill="none" stroke="#333333" stroke-width="1"/>')
     _axis_labels(x_label, y_label, out)
@@ -465,7 +626,8 @@ def landscape_svg(points: Sequence[LandscapePoint],
                    f'{esc(y_label)} {fmt(y)}</title>{marker(shape, colour, cx, cy)}</g>')
     out.append("</g>")
     _point_labels([(name, axes.px(x), axes.py(y)) for (name, _, x, y), on in zip(rows, show) if on],
-                  [(axes.px(x), axes.py(y)) for _, _, x, y in rows], out)
+                  [(axes.px(x), axes.py(y)) for _, _, x, y in rows], out,
+                  hard_obstacles=[diagonal_label] if diagonal_label else ())
     _legend("Family", styles, out)
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -533,21 +695,27 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
                            f"\u0394 n-Clue Score {fmt(dy)}{interval_text(yi)}"
                            for name, blk, dx, dy, xi, yi in rows) + ".")
     out: List[str] = []
-    _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out)
+    _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out,
+              _canvas_height(styles))
     _frame_and_grid(axes, out)
     zero = []
+    lines: List[Box] = []   # the zero axes: no label may sit on them
     if axes.x0 <= 0.0 <= axes.x1:
         x = axes.px(0.0)
         zero.append(f'<line x1="{fmt(x)}" y1="{fmt(PLOT_TOP)}" x2="{fmt(x)}" y2="{fmt(PLOT_BOTTOM)}"/>')
+        lines.append((x - 0.6, PLOT_TOP, x + 0.6, PLOT_BOTTOM))
     if axes.y0 <= 0.0 <= axes.y1:
         y = axes.py(0.0)
         zero.append(f'<line x1="{fmt(PLOT_LEFT)}" y1="{fmt(y)}" x2="{fmt(PLOT_RIGHT)}" y2="{fmt(y)}"/>')
+        lines.append((PLOT_LEFT, y - 0.6, PLOT_RIGHT, y + 0.6))
     if zero:
         out.append('<g class="zero-axes" stroke="#444444" stroke-width="1.2">')
         out.extend(zero)
         out.append("</g>")
     if diagonal:
-        _diagonal(axes, "\u0394y = \u0394x", out)
+        diagonal_label = _diagonal(axes, "\u0394y = \u0394x", out)
+        if diagonal_label:
+            lines.append(diagonal_label)
     out.append(f'<rect class="frame" x="{fmt(PLOT_LEFT)}" y="{fmt(PLOT_TOP)}" width="{fmt(PLOT_WIDTH)}" '
                f'height="{fmt(PLOT_HEIGHT)}" fill="none" stroke="#333333" stroke-width="1"/>')
     _axis_labels(x_label, y_label, out)
@@ -576,7 +744,7 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
         out.append("".join(parts))
     out.append("</g>")
     _point_labels([(name, axes.px(dx), axes.py(dy)) for (name, _, dx, dy, _, _), on in zip(rows, show) if on],
-                  [(axes.px(dx), axes.py(dy)) for _, _, dx, dy, _, _ in rows], out, whiskers)
+                  [(axes.px(dx), axes.py(dy)) for _, _, dx, dy, _, _ in rows], out, whiskers, lines)
     _legend("Block", styles, out)
     out.append("</svg>")
     return "\n".join(out) + "\n"

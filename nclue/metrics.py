@@ -218,6 +218,9 @@ def outcomes(release: Release, run: Run, k: int = DEFAULT_K,
     if k < 1:
         raise ValueError("k must be at least 1")
     facts = facts if facts is not None else query_facts(release)
+    if run.tie_rule == "expected":  # exact expectations over tie orders; ties builds on this module
+        from .ties import expected_outcomes
+        return expected_outcomes(facts, run, k)
     page_scored = is_page_scored(run)
     return {qid: query_outcome(f, run.rankings.get(qid), k, page_scored) for qid, f in facts.items()}
 

@@ -12,6 +12,8 @@ Tie rules (a ranking is always re-sorted by descending score, then ties are brok
   equal scores keep the order in which the documents appear in the file (JSONL list order, or
   TREC line order; the TREC rank column is ignored).
 - ``trec_eval``: equal scores are ordered by docid descending (strcmp), as trec_eval does.
+- ``expected``: no order is chosen; the ranking is stored in stable input order and every measure
+  is the exact expectation over uniformly random orders within tie groups (:mod:`nclue.ties`).
 
 A ranking that repeats a document, or holds a non-finite score, is rejected.
 
@@ -31,13 +33,14 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from .errors import InputError, clip
-from .formats import (PathLike, field, finite_number, iter_lines, loads_strict,
+from .formats import (PathLike, field, finite_number, iter_lines, jsonl_objects,
                       write_jsonl_atomic, write_text_atomic)
 from .release import Release
 
 Lines = Iterator[Tuple[int, str]]
 
-TIE_RULES = ("input", "trec_eval")
+TIE_RULES = ("input", "trec_eval", "expected")
+ORDER_RULES = ("input", "trec_eval")  # the rules that choose one order (``expected`` chooses none)
 _STR = frozenset((str,))
 _NUMBER = frozenset((float, int))
 
@@ -67,11 +70,11 @@ def order_by_score(docs: List[str], scores: List[float], ties: str) -> Tuple[Lis
     """Sort by descending score with the named tie rule (see module docstring)."""
     if ties not in TIE_RULES:
         raise ValueError(f"unknown tie rule {ties!r}; expected one of {', '.join(TIE_RULES)}")
-    following = scores[1:]
-    if all(map(operator.ge if ties == "input" else operator.gt, scores, following)):
+    stable = ties != "trec_eval"  # input and expected keep the input order among equal scores
+    if all(map(operator.ge if stable else operator.gt, scores, scores[1:])):
         return list(docs), list(scores)  # already in order: nothing to break
     indices = list(range(len(docs)))
-    if ties == "input":
+    if stable:
         indices.sort(key=lambda i: -scores[i])  # list.sort is stable: input order breaks ties
     else:
         indices.sort(key=lambda i: docs[i], reverse=True)

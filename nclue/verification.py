@@ -22,9 +22,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from . import paper_audit
 from .claims import check_claims, freeze_claims, load_claims
 from .context import ReleaseContext
+from .croissant import CROISSANT_NAME, metadata_text as croissant_text, stale as croissant_stale
 from .derived import audit_summaries, derived_jsonl, stats_problems
 from .errors import InputError
-from .formats import dumps_canonical, loads_strict, write_bytes_atomic, write_json_atomic
+from .formats import (dumps_canonical, loads_strict, write_bytes_atomic, write_json_atomic,
+                      write_text_atomic)
 from .label_audit.verify import check_repairs
 from .integrity import (manifest_from_sums, parse_sha256sums, unlisted_entries, verify_sha256sums,
                         write_integrity_files)
@@ -157,6 +159,11 @@ def check_derived(repo: RepositoryLayout, ctx: ReleaseContext, summary: Summary)
         rel = ctx.layout.instrument_stats.relative_to(repo.root).as_posix()
         problems = stats_problems(ctx.release, ctx.layout)
         summary.add("derived", rel, not problems, "; ".join(problems))
+    croissant = ctx.layout.folder / CROISSANT_NAME  # Croissant metadata (nclue croissant)
+    if croissant.exists():
+        problem = croissant_stale(ctx.layout.folder)
+        summary.add("derived", croissant.relative_to(repo.root).as_posix(), problem is None,
+                    problem or "")
     checked, problems = check_repairs(ctx.release)  # label repairs (nclue audit repair)
     if checked:
         rel = ctx.layout.repairs_dir.relative_to(repo.root).as_posix()
@@ -185,6 +192,8 @@ def reproduce_release(repo: RepositoryLayout, layout: ReleaseLayout, mode: str, 
     compare_files(repo, repo.reference_metrics(layout.name), regenerated_files(ctx, report),
                   summary, write=mode != "verify")
     cells, decimals = report.cells(), report.decimals()
+    if mode == "freeze" and (ctx.layout.folder / CROISSANT_NAME).exists():
+        write_text_atomic(ctx.layout.folder / CROISSANT_NAME, croissant_text(ctx.layout.folder))
     if mode == "freeze":
         write_json_atomic(layout.claims, freeze_claims(layout.name, cells, decimals))
     claims_rel = layout.claims.relative_to(repo.root).as_posix()

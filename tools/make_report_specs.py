@@ -145,6 +145,29 @@ V2_PAIRED = [  # Table S4 analogue on the source-shift release (lexical operatio
 ]
 
 
+FIGURE_LABELS = {  # short point labels of Figure 2(b), by (base, variant) of the displayed contrast
+    ('bm25_page_max.clean', 'bm25_page_top3.clean'): 'BM25 best page → top-3 pages',
+    ('bm25_or.clean', 'bm25_cond_min.clean'): 'BM25 joint → condition min',
+    ('minilm_joint_best.clean', 'minilm_cond_hmean_best.clean'): 'MiniLM joint → condition hmean',
+    ('splade_joint_best.clean', 'splade_cond_min_best.clean'): 'SPLADE joint → condition min',
+    ('bm25_and.clean', 'rrf_bm25_and+splade_cond_hmean_best.clean'): 'BM25-AND → RRF with SPLADE hmean',
+    ('splade_cond_hmean_best.clean', 'rrf_bm25_and+splade_cond_hmean_best.clean'): 'SPLADE hmean → RRF with BM25-AND',
+    ('bm25_or.clean', 'rrf_bm25_or+bm25_sdr.clean'): 'BM25-OR → RRF with BM25 SDR',
+    ('bm25_or.clean', 'minilm_pool_best_bm25_or.clean'): 'BM25-OR → MiniLM re-scoring',
+    ('minilm_joint_best.natural', 'spin_m5_l1.natural'): 'MiniLM joint → SPIN (m5, l1)',
+    # v2 (the paired table's clean contrasts)
+    ('bm25_and.clean', 'bm25_sdr.clean'): 'BM25-AND → SDR',
+    ('bm25_or.clean', 'bm25_cond_hmean.clean'): 'BM25-OR → condition hmean',
+    ('bm25_and.clean', 'rrf_bm25_and+bm25_page_top3.clean'): 'BM25-AND → RRF with page top-3',
+    ('bm25_page_top3.clean', 'rrf_bm25_and+bm25_page_top3.clean'): 'page top-3 → RRF with BM25-AND',
+}
+
+
+def effect_label(base, variant):
+    """A figure point's label: its short name when listed, else the two run ids."""
+    return FIGURE_LABELS.get((base, variant), f"{base} → {variant}")
+
+
 def present(ctx, runs):
     return [r for r in runs if r in ctx.index]
 
@@ -226,7 +249,7 @@ def v1_spec(ctx):
          "labelled": present(ctx, ["bm25_and.clean", "minilm_joint_best.clean", "rrf_bm25_and+minilm_joint_top3.clean", "minilm_cond_hmean_best.clean", "bm25_page_top3.clean"])},
         {"id": "figure2b", "kind": "delta_plane", "caption": "Figure 2(b) analogue: displayed contrasts in the delta plane with 95% family-bootstrap intervals",
          "seed": SEED, "replicates": REPLICATES,
-         "effects": [{"label": b["id"], "block": b["id"], "base": e["base"], "variant": e["variant"]} for b, (_, e) in zip(blocks, shown)]},
+         "effects": [{"label": effect_label(e["base"], e["variant"]), "block": b["label"], "base": e["base"], "variant": e["variant"]} for b, (_, e) in zip(blocks, shown)]},
     ]
     return {"k": K, "title": "nclue v1 (TeX Live manuals): release report", "intro": INTRO_V1,
             "tables": tables, "figures": figures}
@@ -251,7 +274,19 @@ def v2_spec(ctx):
         {"id": "membership", "kind": "membership_graph", "title": "Shared-document graph (v2)"},
         {"id": "matrix", "kind": "scorecard", "title": "Every frozen v2 run", "runs": "all"},
     ] + label_audit_tables("v2")
-    return {"k": K, "title": "nclue v2 (source shift): release report", "intro": INTRO_V2, "tables": tables}
+    figures = [
+        {"id": "figure2a", "kind": "landscape", "runs": "fair",
+         "caption": f"Figure 2(a) analogue on v2: {REGISTRY.header(HIT)} vs {REGISTRY.header(SCORE)} for every fair run",
+         "labelled": present(ctx, ["bm25_and.clean", "bm25_sdr.clean", "bm25_or.clean", "bm25_page_top3.clean",
+                                   "rrf_bm25_and+bm25_page_top3.clean"])},
+        {"id": "figure2b", "kind": "delta_plane", "seed": SEED, "replicates": REPLICATES,
+         "caption": "Figure 2(b) analogue on v2: the paired table's clean contrasts with 95% family-bootstrap intervals",
+         "effects": [{"label": effect_label(*c["runs"]["clean"]), "block": c["label"],
+                      "base": c["runs"]["clean"][0], "variant": c["runs"]["clean"][1]}
+                     for c in paired if "clean" in c["runs"]]},
+    ]
+    return {"k": K, "title": "nclue v2 (source shift): release report", "intro": INTRO_V2, "tables": tables,
+            "figures": figures}
 
 
 INTRO_V1 = [

@@ -6,6 +6,8 @@ from . import compare
 from . import audit_paper
 from . import archive
 from . import audit
+from . import export
+from . import croissant
 
 COMMAND_MODULES = (score, verify, convert, coverage, build, verify_construction, retrieve, compare,
-                   audit_paper, audit, archive)
+                   audit_paper, audit, archive, export, croissant)

@@ -6,9 +6,10 @@ import sys
 from .. import api
 from ..claims import format_fixed
 from ..measures import DEFAULT_K, count_key
-from ..metrics import evaluate, outcome_measures
+from ..metrics import evaluate, outcome_measures, query_facts
 from ..release import load_release, release_notes
-from ..runs import TIE_RULES, load_run
+from ..runs import TIE_RULES, detect_format, load_run
+from ..ties import file_order_warning, tie_decided_queries
 
 
 def add_parser(subparsers) -> None:
@@ -20,8 +21,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--release", required=True, help="release folder, e.g. data/v1")
     parser.add_argument("--k", type=int, default=DEFAULT_K, help="rank cutoff (default 10)")
     parser.add_argument("--ties", choices=TIE_RULES, default="input",
-                        help="tie rule for equal scores: input order (default, as the paper) or "
-                             "trec_eval (docid descending)")
+                        help="tie rule for equal scores: input order (default, as the paper), "
+                             "trec_eval (docid descending) or expected (exact expectation over "
+                             "random orders within tied scores)")
     parser.add_argument("--format", choices=("auto", "jsonl", "trec"), default="auto",
                         help="run format (default: detected from the first character)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (unrounded)")
@@ -55,6 +57,11 @@ def run_score(args) -> int:
         return 2
     release = load_release(args.release)
     run = load_run(args.run, release, ties=args.ties, fmt=args.format)
+    decided = tie_decided_queries(query_facts(release), run, args.k)  # nclue.ties
+    fmt = detect_format(args.run) if args.format == "auto" else args.format
+    if decided and args.ties == "input" and fmt == "trec":
+        print(file_order_warning(args.run, decided, args.k), file=sys.stderr)
+    tie_line = f"  queries whose n-Clue or Gold Hit outcome a score tie decides: {len(decided)}"
     if args.measures or args.per_query:
         result = api.score(release, run, args.measures, k=args.k)
         for note in release_notes(release):  # stderr: stdout may be a per-query table
@@ -64,10 +71,12 @@ def run_score(args) -> int:
             return 0
         if args.json:
             print(json.dumps(dict(result.aggregates, ties=args.ties, k=args.k, run=run.run_id,
-                                  queries=result.queries), sort_keys=True))
+                                  queries=result.queries, tie_decided_queries=len(decided)),
+                             sort_keys=True))
             return 0
         for name, value in result.aggregates.items():
             print(f"  {name:<24} {format_fixed(value, 2):>7}")
+        print(tie_line)
         return 0
     scores = evaluate(release, run, args.k)
     scores["ties"] = args.ties
@@ -77,6 +86,7 @@ def run_score(args) -> int:
     notes = release_notes(release)  # e.g. no evidence.jsonl: never score silently without it
     if notes:
         scores["notes"] = notes
+    scores["tie_decided_queries"] = len(decided)
     if args.json:
         print(json.dumps(scores, sort_keys=True))
         return 0
@@ -89,4 +99,5 @@ def run_score(args) -> int:
             count = count_key(measure)
             extra = f"  (over {scores[count]} queries)" if count in scores else ""
             print(f"  {measure.name:<24} {format_fixed(scores[measure.name], 2):>7}{extra}")
+    print(tie_line)
     return 0

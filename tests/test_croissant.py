@@ -1,0 +1,65 @@
+"""Croissant metadata (nclue.croissant): file hashes, coverage, record sets, committed files fresh.
+
+Expected hashes are recomputed here with hashlib; the covered file list is derived from the folder.
+mlcroissant's own validation is a dev check (bench/croissant_check.sh, bench/results/).
+"""
+
+import hashlib
+import json
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+
+from nclue.croissant import CONFORMS_TO, metadata, metadata_text, stale
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Metadata(unittest.TestCase):
+    def test_example_file_objects(self):
+        folder = ROOT / "data" / "example"
+        meta = metadata(folder)
+        self.assertEqual(meta["conformsTo"], CONFORMS_TO)
+        objects = {d["@id"]: d for d in meta["distribution"] if d["@type"] == "cr:FileObject"}
+        # every file of the folder except the two report artefacts
+        expected = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+        expected -= {"claims.json", "report.json"}
+        self.assertEqual(set(objects), expected)
+        for name, obj in objects.items():
+            data = (folder / name).read_bytes()
+            self.assertEqual(obj["sha256"], hashlib.sha256(data).hexdigest(), name)
+            self.assertEqual(obj["contentSize"], f"{len(data)} B")
+            self.assertEqual(obj["contentUrl"], name)
+
+    def test_record_sets_reference_declared_files(self):
+        meta = metadata(ROOT / "data" / "example")
+        ids = {d["@id"] for d in meta["distribution"]}
+        names = [r["name"] for r in meta["recordSet"]]
+        self.assertEqual(names, ["queries", "qrels", "corpus", "evidence", "runs"])
+        for record in meta["recordSet"]:
+            for field in record["field"]:
+                source = field["source"]
+                ref = source.get("fileObject", source.get("fileSet"))["@id"]
+                self.assertIn(ref, ids, field["@id"])
+                self.assertTrue(field["@id"].startswith(record["name"] + "/"))
+
+    def test_committed_metadata_is_fresh(self):
+        for release in ("v1", "v2"):
+            self.assertIsNone(stale(ROOT / "data" / release), release)
+
+    def test_stale_is_detected(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            rel = Path(tmp) / "example"
+            shutil.copytree(ROOT / "data" / "example", rel)
+            self.assertIn("missing", stale(rel))
+            (rel / "croissant.json").write_text(metadata_text(rel))
+            self.assertIsNone(stale(rel))
+            with (rel / "queries.jsonl").open("a") as handle:
+                handle.write("\n")  # a blank line: same records, other bytes, other sha256
+            self.assertIn("stale", stale(rel))
+            json.loads((rel / "croissant.json").read_text())  # still valid JSON
+
+
+if __name__ == "__main__":
+    unittest.main()
