@@ -253,9 +253,10 @@ def per_query_from_outcomes(results: Mapping[str, QueryOutcome], k: int,
     return {name: v for name, v in vectors.items() if v}
 
 
-def per_query(release: Release, run: Run, k: int = DEFAULT_K) -> Dict[str, Dict[str, float]]:
+def per_query(release: Release, run: Run, k: int = DEFAULT_K,
+              facts: Optional[Mapping[str, QueryFacts]] = None) -> Dict[str, Dict[str, float]]:
     """Per-query outcome vectors ``{measure: {qid: value}}`` (values in [0, 1])."""
-    return per_query_from_outcomes(outcomes(release, run, k), k)
+    return per_query_from_outcomes(outcomes(release, run, k, facts), k)
 
 
 def mean_points(values: Mapping[str, float]) -> float:
@@ -286,6 +287,8 @@ def aggregate(vectors: Mapping[str, Mapping[str, float]], qids: Optional[Sequenc
     return result
 
 
-def evaluate(release: Release, run: Run, k: int = DEFAULT_K) -> Dict[str, float]:
-    """Aggregate scores of a run in percentage points (unrounded)."""
-    return aggregate(per_query(release, run, k))
+def evaluate(release: Release, run: Run, k: int = DEFAULT_K,
+             facts: Optional[Mapping[str, QueryFacts]] = None) -> Dict[str, float]:
+    """Aggregate scores of a run in percentage points (unrounded); ``facts``: the release's
+    :func:`query_facts`, when the caller has them already."""
+    return aggregate(per_query(release, run, k, facts))

@@ -21,6 +21,7 @@ from .errors import InputError, clip
 from .formats import PathLike, field, iter_jsonl, list_of_str
 
 FORMS = ("raw", "clean", "natural")
+_INT = frozenset((int,))
 LABELS = ("gold", "subset")
 GATES = ("single_page", "distinct_page")
 
@@ -76,6 +77,8 @@ class Release:
     evidence: Mapping[Tuple[str, str], Tuple[Tuple[int, ...], ...]]
     #: optional files the folder lacks (e.g. ``("evidence.jsonl",)``); see :func:`release_notes`
     missing: Tuple[str, ...] = ()
+    #: False when the caller asked not to read ``evidence.jsonl`` (nothing it computes needs it)
+    evidence_loaded: bool = True
 
     @property
     def name(self) -> str:
@@ -205,14 +208,17 @@ def load_qrels(path: PathLike, queries: Mapping[str, Query],
     """
     judgments: Dict[str, Dict[str, Judgment]] = {}
     for line, obj in iter_jsonl(path):
-        qid = field(obj, "qid", str, path, line)
-        docid = field(obj, "docid", str, path, line)
+        qid, docid, clues, label = obj.get("qid"), obj.get("docid"), obj.get("clues"), obj.get("label")
+        if not (type(qid) is str and type(docid) is str and type(clues) is int
+                and type(label) is str):  # fast path above; field() names the first bad field
+            qid = field(obj, "qid", str, path, line)
+            docid = field(obj, "docid", str, path, line)
+            clues = field(obj, "clues", int, path, line)
+            label = field(obj, "label", str, path, line)
         if qid not in queries:
             raise InputError(path, f"unknown qid {clip(qid)}", line)
         if docid not in corpus:
             raise InputError(path, f"unknown docid {clip(docid)}", line)
-        clues = field(obj, "clues", int, path, line)
-        label = field(obj, "label", str, path, line)
         gate = obj.get("gate")
         n = len(queries[qid].conditions)
         if label not in LABELS:
@@ -257,9 +263,8 @@ def load_evidence(path: PathLike, queries: Mapping[str, Query],
         limit = corpus[docid].pages
         clean: List[Tuple[int, ...]] = []
         for position, page_list in enumerate(pages, start=1):
-            if not isinstance(page_list, list) or not all(
-                    isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= limit
-                    for p in page_list):
+            if not (type(page_list) is list and set(map(type, page_list)) <= _INT
+                    and (not page_list or (min(page_list) >= 1 and max(page_list) <= limit))):
                 raise InputError(path, f"condition {position}: pages must be integers in "
                                        f"1..{limit}", line)
             clean.append(tuple(sorted(set(page_list))))
@@ -274,8 +279,10 @@ def load_evidence(path: PathLike, queries: Mapping[str, Query],
     return evidence
 
 
-def load_release(path: PathLike) -> Release:
-    """Load and cross-validate a release folder."""
+def load_release(path: PathLike, evidence: bool = True) -> Release:
+    """Load and cross-validate a release folder. ``evidence=False`` skips ``evidence.jsonl``
+    (only the page measures and perspective coverage read it; ``nclue score`` of a run without
+    page scores does not)."""
     folder = Path(path)
     if not folder.is_dir():
         raise InputError(folder, "release folder not found")
@@ -284,10 +291,11 @@ def load_release(path: PathLike) -> Release:
     qrels_path = _release_file(folder, "qrels")
     judgments = load_qrels(qrels_path, queries, corpus)
     evidence_path = _release_file(folder, "evidence", required=False)
-    evidence = (load_evidence(evidence_path, queries, judgments, corpus)
-                if evidence_path is not None else {})
+    pages = (load_evidence(evidence_path, queries, judgments, corpus)
+             if evidence_path is not None and evidence else {})
     missing = ("evidence.jsonl",) if evidence_path is None else ()
-    return Release(str(folder), queries, judgments, corpus, evidence, missing)
+    return Release(str(folder), queries, judgments, corpus, pages, missing,
+                   evidence_loaded=evidence or evidence_path is None)
 
 
 #: what each optional release file is needed for (stated when it is missing)

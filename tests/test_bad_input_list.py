@@ -98,7 +98,9 @@ class BadInputList(unittest.TestCase):
         cls.cases = {
             # release files (test_bad_input.ReleaseInputs)
             **{f"release {name}": score("good.trec", str(t / f"rel_{name}"))
-               for name in list(bad) + ["form"]},
+               for name in list(bad) + ["form"] if name != "evidence"},
+            # nclue score reads evidence.jsonl only for measures that need support pages
+            "release evidence": score("good.trec", str(t / "rel_evidence")) + ["--measures", "hc@10"],
             # run files (test_bad_input.RunInputs, CliExitStatus)
             "duplicate document": score("dup.jsonl"),
             "NaN score": score("nan.jsonl"),

@@ -6,9 +6,10 @@ import sys
 from .. import api
 from ..claims import format_fixed
 from ..measures import DEFAULT_K, count_key
-from ..metrics import evaluate, outcome_measures, query_facts
+from ..measures import REGISTRY
+from ..metrics import evaluate, is_page_scored, outcome_measures, query_facts
 from ..release import load_release, release_notes
-from ..runs import TIE_RULES, detect_format, load_run
+from ..runs import TIE_RULES, checked_against, detect_format, load_run
 from ..ties import file_order_warning, tie_decided_queries
 
 
@@ -51,13 +52,27 @@ def print_per_query(result, fmt: str) -> None:
             print(f"{measure}\tall\t{result.aggregates[measure] / 100.0!r}")
 
 
+def needs_evidence(run, measures, k: int) -> bool:
+    """Whether scoring ``run`` on ``measures`` (None: the default outcome measures) reads the
+    release's support pages: the page measures of a page-scored run, and perspective coverage."""
+    if is_page_scored(run):
+        return True
+    for name in measures or ():
+        if REGISTRY.definition(REGISTRY.parse(name, default_k=k, where="--measures")).needs != "ranking":
+            return True
+    return False
+
+
 def run_score(args) -> int:
     if args.k < 1:
         print("nclue: --k must be at least 1", file=sys.stderr)
         return 2
-    release = load_release(args.release)
-    run = load_run(args.run, release, ties=args.ties, fmt=args.format)
-    decided = tie_decided_queries(query_facts(release), run, args.k)  # nclue.ties
+    run = load_run(args.run, None, ties=args.ties, fmt=args.format)
+    # evidence.jsonl is read only when a measure asked for needs support pages
+    release = load_release(args.release, evidence=needs_evidence(run, args.measures, args.k))
+    run = checked_against(run, release, args.run)
+    facts = query_facts(release)
+    decided = tie_decided_queries(facts, run, args.k)  # nclue.ties
     fmt = detect_format(args.run) if args.format == "auto" else args.format
     if decided and args.ties == "input" and fmt == "trec":
         print(file_order_warning(args.run, decided, args.k), file=sys.stderr)
@@ -78,7 +93,7 @@ def run_score(args) -> int:
             print(f"  {name:<24} {format_fixed(value, 2):>7}")
         print(tie_line)
         return 0
-    scores = evaluate(release, run, args.k)
+    scores = evaluate(release, run, args.k, facts)
     scores["ties"] = args.ties
     scores["k"] = args.k
     scores["run"] = run.run_id
