@@ -23,8 +23,12 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(verdict("-", -3.0, -6.0, -0.5), 1)
         self.assertEqual(verdict("-", 3.0, -1.0, 6.0), -1)
         self.assertEqual(verdict("-", 3.0, 1.0, 6.0), -2)
-        self.assertEqual(verdict("0", 0.0, -1.0, 1.0), 1)    # null finding: CI spans zero
-        self.assertEqual(verdict("0", 2.0, 0.5, 3.5), -2)
+        # null findings are judged by equivalence (TOST) of the 90% interval within the margin
+        # (issue 14): "the 95% interval spans zero" alone is no longer a replication.
+        self.assertEqual(verdict("0", 0.0, -1.0, 1.0, 2.0, -0.8, 0.8), 1)   # inside (-2, 2)
+        self.assertEqual(verdict("0", 0.0, -3.0, 3.0, 2.0, -2.5, 2.5), 0)   # spans zero, not equivalent
+        self.assertEqual(verdict("0", 4.0, 2.5, 5.5, 2.0, 2.8, 5.2), -2)    # beyond the margin
+        self.assertEqual(verdict("0", 2.0, 0.5, 3.5, 5.0, 0.8, 3.2), 1)     # excludes 0 but equivalent
 
 
 class ExampleFindings(unittest.TestCase):

@@ -67,11 +67,15 @@ def report_document(ctx: ReleaseContext, spec: ReportSpec, tables: Tuple[Table, 
         "Every number below is a claim in the release's `claims.json`.")]
     blocks += [Paragraph(p) for p in spec.intro]
     for table in tables:
-        if kinds.get(table.table_id) == findings_kind:
+        if kinds.get(table.table_id) in (findings_kind, "observations"):
             counts = summary_counts(table)
-            blocks += [Heading(2, "Which of the paper's directional findings replicate here"),
+            explained = {f.id: f.explanation for f in specs[table.table_id].findings
+                         if f.explanation}
+            heading = ("Which of the paper's directional findings replicate here"
+                       if kinds[table.table_id] == findings_kind else table.title)
+            blocks += [Heading(2, heading),
                        Paragraph("; ".join(f"{n} {text}" for text, n in counts.items()) + "."),
-                       BulletList(tuple(findings_sentences(table)))]
+                       BulletList(tuple(findings_sentences(table, explained)))]
     blocks += label_audit_blocks(ctx, specs, kinds, tables)
     blocks += list(figures)
     blocks += [Heading(2, "Tables")] + [TableBlock(t) for t in tables]

@@ -5,6 +5,11 @@ family-bootstrap interval (exact-gold-set families), the Gold Hit and Gold-NDCG 
 displayed endpoint's own family sign-flip p, the max-|T| p over every tried endpoint of the
 block (the displayed endpoint is the best of its block, so the block p accounts for that
 selection), and Holm across blocks (n-Clue paper, sec. 3.4, Table 5, supplement 2).
+Beside the plain interval: the simultaneous max-|T| interval that accounts for the displayed
+endpoint being the best of its block (:mod:`nclue.inference.simultaneous`); beside each
+p-value and bound its Monte Carlo SE, and a fragility flag (1 when a verdict could flip within
+two Monte Carlo SE; :mod:`nclue.inference.montecarlo`). One pass over the sign draws gives the
+p-values and the simultaneous interval, with the numbers of :func:`inference.selection_table`.
 Randomness is recorded in the spec (``seed``, ``replicates``, ``draws``; the paper's defaults
 11 / 1,000 / 10,000), so every printed number is regenerated exactly.
 """
@@ -16,6 +21,9 @@ from typing import Dict, Mapping, Optional, Tuple
 from .. import inference
 from ..context import ReleaseContext
 from ..errors import InputError, NclueError
+from ..inference.montecarlo import (holm_with_terms, interval_fragile, p_fragile, p_value_se,
+                                    paired_bounds_error)
+from ..inference.simultaneous import block_analysis
 from ..measures import Measure
 from .model import Column, Table
 from .spec import SpecKind, setting, spec_title
@@ -76,26 +84,44 @@ def build(spec: ContrastsSpec, ctx: ReleaseContext) -> Table:
         blocks[block.id] = (block.shown, pairs)
         shown = next(e for e in block.endpoints if e.id == block.shown)
         shown_runs[block.id] = (shown.base, shown.variant)
+    resampler = None
+    analyses, bounds = {}, {}
     try:
-        table_rows = inference.selection_table(blocks, ctx.families, seed=spec.seed,
-                                               replicates=spec.replicates, draws=spec.draws,
-                                               level=spec.level)
+        for block in spec.blocks:
+            shown, pairs = blocks[block.id]
+            base, variant = pairs[shown]
+            if resampler is None:
+                resampler = inference.Resampler(base.keys(), ctx.families, seed=spec.seed)
+            analyses[block.id] = block_analysis(resampler, pairs, draws=spec.draws,
+                                                level=spec.level)[shown]
+            bounds[block.id] = paired_bounds_error(resampler, base, variant, spec.replicates,
+                                                   spec.level)
     except NclueError as exc:
         raise InputError(ctx.layout.report_spec, f"table {spec.id!r}: {exc}") from None
-    by_block = {row.block: row for row in table_rows}
+    holm = holm_with_terms({b: a.p_block for b, a in analyses.items()})
     rows = []
     for block in spec.blocks:
-        row = by_block[block.id]
+        a, bd = analyses[block.id], bounds[block.id]
+        p_holm, source, multiplier = holm[block.id]
+        se_holm = 0.0 if p_holm >= 1.0 else multiplier * p_value_se(analyses[source].p_block,
+                                                                    spec.draws)
+        fragile = (interval_fragile(bd.lo, bd.hi, bd.se_lo, bd.se_hi)
+                   or p_fragile(a.p_raw, spec.draws) or abs(p_holm - 0.05) < 2 * se_holm)
         base, variant = shown_runs[block.id]
         b_scores, v_scores = ctx.scores(base), ctx.scores(variant)
+        shown = blocks[block.id][0]
         cells: Dict[str, Optional[float]] = {
-            "base": mean_points(blocks[block.id][1][row.endpoint][0]),
-            "variant": mean_points(blocks[block.id][1][row.endpoint][1]),
-            "delta": 100 * row.delta, "ci_lo": 100 * row.ci_lo, "ci_hi": 100 * row.ci_hi,
+            "base": mean_points(blocks[block.id][1][shown][0]),
+            "variant": mean_points(blocks[block.id][1][shown][1]),
+            "delta": 100 * a.delta, "ci_lo": 100 * bd.lo, "ci_hi": 100 * bd.hi,
+            "se_lo": 100 * bd.se_lo, "se_hi": 100 * bd.se_hi,
+            "sim_lo": 100 * a.interval.lo, "sim_hi": 100 * a.interval.hi,
             "delta_hit": v_scores[hit.name] - b_scores[hit.name],
             "delta_ndcg": v_scores[ndcg.name] - b_scores[ndcg.name],
-            "endpoints": float(row.endpoints_tried),
-            "p_raw": row.p_raw, "p_block": row.p_block, "p_holm": row.p_holm,
+            "endpoints": float(len(blocks[block.id][1])),
+            "p_raw": a.p_raw, "se_raw": p_value_se(a.p_raw, spec.draws),
+            "p_block": a.p_block, "se_block": p_value_se(a.p_block, spec.draws),
+            "p_holm": p_holm, "se_holm": se_holm, "fragile": 1.0 if fragile else 0.0,
         }
         label = f"{block.label or block.id}: {ctx.label(base)} -> {ctx.label(variant)}"
         rows.append((block.id, label, cells))
@@ -103,17 +129,28 @@ def build(spec: ContrastsSpec, ctx: ReleaseContext) -> Table:
     columns = (
         Column("base", f"Base {measure}", 1), Column("variant", f"Variant {measure}", 1),
         Column("delta", "Delta", 1), Column("ci_lo", f"{pct}% CI low", 1),
-        Column("ci_hi", f"{pct}% CI high", 1), Column("delta_hit", f"Delta {ctx.registry.header(hit)}", 1),
+        Column("ci_hi", f"{pct}% CI high", 1), Column("se_lo", "MC SE low", 2),
+        Column("se_hi", "MC SE high", 2), Column("sim_lo", f"simult. {pct}% low", 1),
+        Column("sim_hi", f"simult. {pct}% high", 1),
+        Column("delta_hit", f"Delta {ctx.registry.header(hit)}", 1),
         Column("delta_ndcg", f"Delta {ctx.registry.header(ndcg)}", 1),
         Column("endpoints", "Endpoints tried", 0),
-        Column("p_raw", "Family-flip p", 4), Column("p_block", "Block max-T p", 4),
-        Column("p_holm", "Sel.+Holm p", 3),
+        Column("p_raw", "Family-flip p", 4), Column("se_raw", "MC SE", 4),
+        Column("p_block", "Block max-T p", 4), Column("se_block", "MC SE", 4),
+        Column("p_holm", "Sel.+Holm p", 3), Column("se_holm", "MC SE", 4),
+        Column("fragile", "Fragile", 0),
     )
     note = (f"Percentage points. Intervals: percentile bootstrap over {len(set(ctx.families.values()))} "
             f"exact-gold-set families ({spec.replicates} replicates, seed {spec.seed}). p-values: "
             f"two-sided family sign-flip randomization ({spec.draws} draws, seed {spec.seed}, "
             "p = (1 + #{|T*| >= |T|})/(1 + draws)); block p = max-|T| over every tried endpoint "
-            "(T standardized by its sign-flip null SD); Holm across the blocks of this table.")
+            "(T standardized by its sign-flip null SD); Holm across the blocks of this table. "
+            f"Simultaneous interval: Delta -/+ c s / N, c the {pct}% quantile of the block's "
+            "max-|T*| over the same draws, s the sign-flip null SD (it accounts for displaying the "
+            "block's best endpoint). MC SE: of a p, sqrt(p(1-p)/draws); of Holm p, its multiplier "
+            "times the SE of the block p that sets it; of a bound, the binomial order-statistic "
+            "method. Fragile = 1 when a verdict (CI excludes 0, p <= .05, Holm p <= .05) could "
+            "flip within two MC SE.")
     return Table(spec.id, spec_title(spec, "Controlled contrasts (Table 5 analogue)"),
                  columns, tuple(rows), note)
 

@@ -16,11 +16,17 @@ percentile bootstrap interval (n-Clue paper sec. 3.4) and a verdict code:
 - ``0`` same direction, not significant: the sign matches but the interval includes zero
   (a zero difference also lands here);
 - ``-1`` opposite direction, not significant: the sign is opposite, the interval includes zero;
-- ``-2`` contradicted: the sign is opposite and the interval excludes zero (for direction "0":
-  the interval excludes zero).
+- ``-2`` contradicted: the sign is opposite and the interval excludes zero;
+- ``-3`` not testable: the release has no analogue runs (the row states why).
 
-A "0" finding can only be supported as far as the interval's width allows: it says no
-difference was detected, not that none exists.
+A "0" (no effect) finding needs an equivalence margin m (points, stated in the spec) and is
+judged by two one-sided tests (:mod:`nclue.inference.equivalence`): ``1`` when the 90%
+interval lies inside (-m, m) (equivalence shown), ``-2`` when it lies entirely outside [-m, m]
+(an effect beyond the margin), ``0`` otherwise (no effect detected, equivalence not shown).
+"The interval covers zero" alone is never read as "no effect".
+
+Every row also gives the Monte Carlo SE of its interval bound nearest zero and a fragility
+flag (1 when the verdict could flip within two Monte Carlo SE; :mod:`nclue.inference.montecarlo`).
 
 The verdict is a number so that it is a verified claim like every other cell; the report prints
 its sentence.
@@ -32,6 +38,9 @@ from typing import Dict, List, Optional, Tuple
 
 from .. import inference
 from ..claims import format_fixed
+from ..inference.equivalence import EQUIVALENT, NOT_EQUIVALENT, equivalence_verdict
+from ..inference.montecarlo import bootstrap_distribution, interval_fragile, quantile_se
+from ..inference.resampling import _paired, percentile
 from ..context import ReleaseContext
 from ..errors import InputError
 from ..measures import Measure
@@ -39,14 +48,23 @@ from .model import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 VERDICT_TEXT = {1: "replicates", 0: "same direction, not significant",
-                -1: "opposite direction, not significant", -2: "contradicted"}
+                -1: "opposite direction, not significant", -2: "contradicted", -3: "not testable"}
+EQUIVALENCE_LEVEL = 0.90  # two one-sided tests at alpha = .05
+#: Lower tail of the 95% interval, computed as Resampler.bootstrap does (same last bits).
+ALPHA = (1 - inference.DEFAULT_LEVEL) / 2
 
 
-def verdict(direction: str, delta: float, lo: float, hi: float) -> int:
-    """Verdict code for a paired difference and its interval (see module docstring)."""
+def verdict(direction: str, delta: float, lo: float, hi: float,
+            margin: Optional[float] = None, lo90: Optional[float] = None,
+            hi90: Optional[float] = None) -> int:
+    """Verdict code for a paired difference and its interval (see module docstring); a "0"
+    finding is judged by equivalence of its 90% interval ``[lo90, hi90]`` within ``margin``."""
     excludes_zero = lo > 0 or hi < 0
     if direction == "0":
-        return -2 if excludes_zero else 1
+        if margin is None or lo90 is None or hi90 is None:
+            raise ValueError("a no-effect finding needs a margin and its 90% interval")
+        code = equivalence_verdict(lo90, hi90, margin)
+        return {EQUIVALENT: 1, NOT_EQUIVALENT: -2}.get(code, 0)
     sign = 1 if direction == "+" else -1
     if delta * sign > 0:
         return 1 if excludes_zero else 0
@@ -59,10 +77,15 @@ def verdict(direction: str, delta: float, lo: float, hi: float) -> int:
 class Finding:
     id: str = setting("text", "row id")
     statement: str = setting("text", "the paper's statement, with its section")
-    base: str = setting("run", "base run")
-    variant: str = setting("run", "variant run")
+    base: Optional[str] = setting("run", "base run (none: not testable here)", None)
+    variant: Optional[str] = setting("run", "variant run (none: not testable here)", None)
     measure: Measure = setting("measure", "per-query measure compared", "nclue_score")
     direction: str = setting("direction", "the paper's direction of variant - base", "+")
+    margin: Optional[float] = setting("points", "equivalence margin in points (required for "
+                                                "direction \"0\")", None)
+    untestable: Optional[str] = setting("text", "why the release cannot test it (no runs)", None)
+    explanation: Optional[str] = setting("text", "what the data show (printed after the verdict)",
+                                         None)
 
 
 @dataclass(frozen=True)
@@ -79,43 +102,99 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
     """Builder for kind ``findings``; see the module docstring."""
     columns = (Column("base", "Base", 1), Column("variant", "Variant", 1), Column("delta", "Delta", 1),
                Column("ci_lo", "95% CI low", 1), Column("ci_hi", "95% CI high", 1),
-               Column("verdict", "Verdict (1 / 0 / -1 / -2)", 0))
+               Column("margin", "Equivalence margin", 1), Column("lo90", "90% CI low", 1),
+               Column("hi90", "90% CI high", 1), Column("se", "MC SE of the bound nearest 0", 2),
+               Column("fragile", "Fragile", 0),
+               Column("verdict", "Verdict (1 / 0 / -1 / -2 / -3)", 0))
     rows = []
     resamplers: Dict[frozenset, inference.Resampler] = {}
     for number, item in enumerate(spec.findings, start=1):
+        where = f"table {spec.id!r}, finding {number}"
+        if item.untestable is not None or item.base is None or item.variant is None:
+            if item.untestable is None or item.base is not None or item.variant is not None:
+                raise InputError(ctx.layout.report_spec, f"{where}: give either base and "
+                                 "variant runs or an 'untestable' reason, not both")
+            rows.append((item.id, f"{item.statement} [not testable: {item.untestable}]",
+                         {"verdict": -3.0}))
+            continue
+        if item.direction == "0" and item.margin is None:
+            raise InputError(ctx.layout.report_spec, f"{where}: a no-effect (\"0\") finding "
+                                                     "needs an equivalence 'margin'")
         base = ctx.vector(item.base, item.measure)
         variant = ctx.vector(item.variant, item.measure)
         if base is None or variant is None:
-            raise InputError(ctx.layout.report_spec, f"table {spec.id!r}, finding {number}: "
+            raise InputError(ctx.layout.report_spec, f"{where}: "
                              f"measure {item.measure.name!r} is not available for both runs")
-        interval = inference.shared_resampler(resamplers, base, ctx.families, spec.seed).paired_bootstrap(
-            base, variant, replicates=spec.replicates)
+        resampler = inference.shared_resampler(resamplers, base, ctx.families, spec.seed)
+        diff = _paired(base, variant)
+        stats = bootstrap_distribution(resampler, diff, spec.replicates)
+        lo, hi = percentile(stats, ALPHA), percentile(stats, 1 - ALPHA)
+        se_lo, se_hi = quantile_se(stats, ALPHA), quantile_se(stats, 1 - ALPHA)
         cells = {"base": 100.0 * math.fsum(base.values()) / len(base),
                  "variant": 100.0 * math.fsum(variant.values()) / len(variant),
-                 "delta": 100.0 * interval.estimate, "ci_lo": 100.0 * interval.lo, "ci_hi": 100.0 * interval.hi}
-        cells["verdict"] = float(verdict(item.direction, cells["delta"], cells["ci_lo"], cells["ci_hi"]))
+                 "delta": 100.0 * math.fsum(diff.values()) / len(diff),
+                 "ci_lo": 100.0 * lo, "ci_hi": 100.0 * hi,
+                 "se": 100.0 * (se_lo if abs(lo) <= abs(hi) else se_hi)}
+        lo90 = hi90 = None
+        if item.direction == "0":
+            alpha = (1 - EQUIVALENCE_LEVEL) / 2
+            lo90, hi90 = 100.0 * percentile(stats, alpha), 100.0 * percentile(stats, 1 - alpha)
+            se90 = [quantile_se(stats, alpha), quantile_se(stats, 1 - alpha)]
+            cells.update({"margin": item.margin, "lo90": lo90, "hi90": hi90})
+            m = item.margin / 100.0
+            fragile = any(abs(abs(b) - m) < 2 * se for b, se in
+                          zip((lo90 / 100.0, hi90 / 100.0), se90))
+        else:
+            fragile = interval_fragile(lo, hi, se_lo, se_hi)
+        cells["fragile"] = 1.0 if fragile else 0.0
+        cells["verdict"] = float(verdict(item.direction, cells["delta"], cells["ci_lo"],
+                                         cells["ci_hi"], item.margin, lo90, hi90))
         label = (f"{item.statement} [{item.measure.name}: {item.base} -> {item.variant}, "
                  f"paper: {item.direction}]")
         rows.append((item.id, label, cells))
     note = ("Percentage points; variant minus base; 95% family-clustered percentile bootstrap "
-            f"({spec.replicates} replicates, seed {spec.seed}). Verdict: "
+            f"({spec.replicates} replicates, seed {spec.seed}); no-effect findings: two one-sided "
+            "tests, equivalence when the 90% interval lies inside (-margin, +margin). Fragile = 1 "
+            "when the verdict could flip within two Monte Carlo SE of a bound. Verdict: "
             + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items()) + ".")
     return Table(spec.id, spec_title(spec, "Do the paper's directional findings replicate?"),
                  columns, tuple(rows), note)
 
 
-def findings_sentences(table: Table) -> List[str]:
-    """Plain-language sentences for the report, one per finding, from a findings table."""
+def findings_sentences(table: Table, explanations: Optional[Dict[str, str]] = None) -> List[str]:
+    """Plain-language sentences for the report, one per finding, from a findings table (or an
+    ``observations`` table, whose regression rows carry ``beta`` cells in log-odds per SD)."""
     lines = []
-    for _, label, cells in table.rows:
+    explanations = explanations or {}
+    for row_key, label, cells in table.rows:
         code = int(cells["verdict"])
-        lines.append(f"**{VERDICT_TEXT[code]}**: {label}: delta {_signed(cells['delta'])} points "
-                     f"[{_signed(cells['ci_lo'])}, {_signed(cells['ci_hi'])}]")
+        prefix, unit, places = ("beta_", "log-odds per SD", 2) if "beta" in cells else ("", "points", 1)
+        value = cells.get("beta" if prefix else "delta")
+        lo, hi = cells.get(prefix + "lo" if prefix else "ci_lo"), cells.get(prefix + "hi" if prefix else "ci_hi")
+        margin = cells.get(prefix + "margin")
+        if value is None:
+            line = f"**{VERDICT_TEXT[code]}**: {label}"
+        elif margin is not None:
+            shown = ("equivalent" if code == 1 else "an effect beyond the margin" if code == -2
+                     else "no effect detected, equivalence not shown")
+            line = (f"**{shown}**: {label}: {'beta' if prefix else 'delta'} "
+                    f"{_signed(value, places)} {unit}, 90% interval "
+                    f"[{_signed(cells[prefix + 'lo90'], places)}, "
+                    f"{_signed(cells[prefix + 'hi90'], places)}] against a margin of "
+                    f"+/-{format_fixed(margin, places)}")
+        else:
+            line = (f"**{VERDICT_TEXT[code]}**: {label}: {'beta' if prefix else 'delta'} "
+                    f"{_signed(value, places)} {unit} [{_signed(lo, places)}, {_signed(hi, places)}]")
+        if cells.get("fragile"):
+            line += " (fragile: within two Monte Carlo SE of flipping)"
+        if row_key in explanations:
+            line += f". {explanations[row_key]}"
+        lines.append(line)
     return lines
 
 
-def _signed(value: float) -> str:
-    text = format_fixed(value, 1)
+def _signed(value: float, places: int = 1) -> str:
+    text = format_fixed(value, places)
     return text if text.startswith("-") else "+" + text
 
 

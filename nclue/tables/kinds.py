@@ -10,6 +10,9 @@ from ..context import ReleaseContext
 from ..errors import InputError
 from . import (contrasts, coverage, findings, forms, instrument, label_audit, membership, outcomes,
                page_evidence, paired_tests, scorecard, sensitivity, slices)
+from . import (coverage_by_n, density_matched, difficulty_regression,
+               length_matched, masking, metric_agreement, observations, ranked_matrix,
+               source_breakdown, source_shift, tie_sensitivity, worked_example)
 from .model import Table
 from .spec import SpecKind, SpecScope, parse_spec
 
@@ -18,6 +21,10 @@ TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
     coverage.KIND, contrasts.KIND, sensitivity.KIND, membership.KIND, paired_tests.KIND,
     findings.KIND, label_audit.STATUS, label_audit.QUOTE_AUDIT, label_audit.IMPACT_RUNS,
     label_audit.IMPACT_SUMMARY,
+    # construct validity and uncertainty (issue 14)
+    length_matched.KIND, density_matched.KIND, difficulty_regression.KIND, metric_agreement.KIND,
+    coverage_by_n.KIND, worked_example.KIND, masking.KIND, source_shift.KIND,
+    source_breakdown.KIND, ranked_matrix.KIND, tie_sensitivity.KIND, observations.KIND,
 )}
 
 

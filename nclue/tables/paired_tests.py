@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Tuple
 from .. import inference
 from ..context import ReleaseContext
 from ..errors import InputError, NclueError
+from ..inference.montecarlo import p_value_se
 from ..measures import Measure
 from .contrasts import _vector
 from .model import Column, Table
@@ -40,7 +41,8 @@ def build(spec: PairedTestsSpec, ctx: ReleaseContext) -> Table:
     measure = spec.measure
     columns: List[Column] = []
     for form in spec.forms:
-        columns += [Column(f"{form}:delta", f"{form} Delta", 1), Column(f"{form}:p", f"{form} p", 4)]
+        columns += [Column(f"{form}:delta", f"{form} Delta", 1), Column(f"{form}:p", f"{form} p", 4),
+                    Column(f"{form}:se", f"{form} MC SE of p", 4)]
     rows = []
     for item in spec.contrasts:
         cells: Dict[str, Optional[float]] = {}
@@ -56,9 +58,11 @@ def build(spec: PairedTestsSpec, ctx: ReleaseContext) -> Table:
                 raise InputError(ctx.layout.report_spec, f"table {spec.id!r}: {exc}") from None
             cells[f"{form}:delta"] = 100 * test.delta
             cells[f"{form}:p"] = test.p
+            cells[f"{form}:se"] = p_value_se(test.p, test.draws)
         rows.append((item.id, item.label or item.id, cells))
     note = (f"Percentage points, variant minus base ({measure}). p: two-sided query-paired "
-            f"permutation test ({spec.draws} draws, seed {spec.seed}, p = (1 + #{{|T*| >= |T|}})/(1 + draws)).")
+            f"permutation test ({spec.draws} draws, seed {spec.seed}, p = (1 + #{{|T*| >= |T|}})/(1 + draws)); "
+            "MC SE of p = sqrt(p (1 - p) / draws).")
     return Table(spec.id, spec_title(spec, "Query-paired differences (Table S4 analogue)"),
                  tuple(columns), tuple(rows), note)
 

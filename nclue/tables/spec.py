@@ -9,6 +9,7 @@ each with one line naming ``report.json``, the table and the key. The reference 
 ``docs/REPORT_SPEC.md`` is generated from these declarations (:func:`reference_markdown`).
 """
 
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type
@@ -16,6 +17,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..errors import InputError
 from ..measures import Measure, MeasureRegistry
 from ..release import FORMS
+from ..tie_rules import VECTOR_PROVIDERS
 
 _REQUIRED = object()
 
@@ -169,6 +171,38 @@ def _form_pairs(value: Any, scope: SpecScope, what: str) -> Tuple[Tuple[str, str
     return tuple(out)
 
 
+def _points(value: Any, scope: SpecScope, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e6:
+        raise scope.fail(what, "must be a positive number")
+    return float(value)
+
+
+def _ratio(value: Any, scope: SpecScope, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value < 1e6:
+        raise scope.fail(what, "must be a number >= 1")
+    return float(value)
+
+
+def _tie_rules(value: Any, scope: SpecScope, what: str) -> Tuple[str, ...]:
+    if (not isinstance(value, list) or not value or len(set(value)) != len(value)
+            or not all(v in VECTOR_PROVIDERS for v in value)):
+        raise scope.fail(what, "must be a non-empty list of distinct tie rules among "
+                               f"{', '.join(VECTOR_PROVIDERS)}")
+    return tuple(value)
+
+
+def _names(value: Any, scope: SpecScope, what: str) -> Tuple[str, ...]:
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise scope.fail(what, "must be a non-empty list of non-empty strings")
+    return tuple(value)
+
+
+def _release_name(value: Any, scope: SpecScope, what: str) -> str:
+    if not isinstance(value, str) or not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", value):
+        raise scope.fail(what, "must be a release folder name (letters, digits, '_', '.', '-')")
+    return value
+
+
 Validator = Callable[[Any, SpecScope, str], Any]
 
 #: The scalar and list value kinds a spec field may declare, with their documentation.
@@ -190,6 +224,11 @@ VALUE_KINDS: Mapping[str, Tuple[Validator, str]] = {
     "forms": (_forms, "non-empty list of query forms (raw, clean, natural)"),
     "direction": (_direction, "\"+\", \"-\" or \"0\""),
     "form_pairs": (_form_pairs, "object {form: [base run, variant run]}"),
+    "points": (_points, "positive number (percentage points)"),
+    "ratio": (_ratio, "number >= 1"),
+    "tie_rules": (_tie_rules, "non-empty list of tie rules (`input`, `trec_eval`, `expected`)"),
+    "names": (_names, "non-empty list of strings (ids)"),
+    "release": (_release_name, "a sibling release folder name under `data/` (e.g. `v2`)"),
 }
 
 
