@@ -7,8 +7,9 @@ coefficients instead; each row here names its test:
 - ``density``: on the judged-pool-matched subset (kind ``density_matched``), ``run``'s
   ``measure`` on 3-condition minus matched 2-condition queries (supplement sec. 9: "three-
   condition items are easier for every tested system"); bootstrap over matched pairs;
-- ``slice``: ``run``'s ``measure`` on 3-condition minus 2-condition queries, all queries
-  (Table 6 / S1j); family bootstrap of the group difference (:mod:`nclue.inference.groups`);
+- ``slice``: ``run``'s ``measure`` on slice B minus slice A (``groups``; default 3-condition
+  minus 2-condition queries; any two task-factor slices of :mod:`nclue.slices`, Table 6 / S1j);
+  family bootstrap of the group difference (:mod:`nclue.inference.groups`);
 - ``coverage_by_n``: ``run``'s full page coverage on 3-condition minus 2-condition queries with
   a top-k gold (Table 8 prose: 21.2% -> 5.1%); family bootstrap of the group difference;
 - ``length``: length-matched minus all-pair AUC on the same queries (sec. 5: ".606 -> .598");
@@ -35,6 +36,7 @@ from ..inference.matching import pairs_auc
 from ..inference.montecarlo import bootstrap_distribution, interval_fragile, quantile_se
 from ..inference.resampling import _paired, percentile
 from ..measures import Measure
+from ..slices import query_slices
 from .contrasts import _vector
 from .density_matched import matching
 from .difficulty_regression import design, regress
@@ -62,6 +64,9 @@ class Observation:
     ratio: float = setting("ratio", "matching ratio (density, length)", 1.1)
     covariate: Optional[str] = setting("text", f"regression covariate: {', '.join(COVARIATES)}",
                                        None)
+    groups: Optional[Tuple[str, ...]] = setting(
+        "names", "slice test: the two task-factor slices compared, A then B (nclue.slices names; "
+                 "default n=2, n=3)", None)
     untestable: Optional[str] = setting("text", "why the release cannot test it", None)
     explanation: Optional[str] = setting("text", "what the data show (printed after the verdict)",
                                          None)
@@ -98,10 +103,20 @@ def _resampler(cache: Dict, qids, families, seed: int) -> inference.Resampler:
     return cache[key]
 
 
-def _groups(ctx: ReleaseContext, qids) -> Tuple[List[str], List[str]]:
-    two = sorted(q for q in qids if len(ctx.release.queries[q].conditions) == 2)
-    three = sorted(q for q in qids if len(ctx.release.queries[q].conditions) == 3)
-    return two, three
+def _groups(ctx: ReleaseContext, qids, names: Optional[Tuple[str, ...]] = None
+            ) -> Tuple[List[str], List[str]]:
+    """The queries of ``qids`` in slice A and slice B (default: 2 and 3 conditions)."""
+    if names is None:
+        names = ("n=2", "n=3")
+    if len(names) != 2:
+        raise NclueError("a slice test compares exactly two slices")
+    slices = query_slices(ctx.release)
+    for name in names:
+        if name not in slices:
+            raise NclueError(f"slice {name!r} is empty or unknown (non-empty: {', '.join(slices)})")
+    a = sorted(q for q in qids if q in set(slices[names[0]]))
+    b = sorted(q for q in qids if q in set(slices[names[1]]))
+    return a, b
 
 
 def _test(item: Observation, spec: ObservationsSpec, ctx: ReleaseContext,
@@ -128,7 +143,7 @@ def _test(item: Observation, spec: ObservationsSpec, ctx: ReleaseContext,
             vector = ctx.vector(item.run, ctx.registry.measure("full_coverage", ctx.k))
             if vector is None:
                 raise NclueError(f"run {item.run!r} has no page scores")
-        two, three = _groups(ctx, vector)
+        two, three = _groups(ctx, vector, item.groups if item.test == "slice" else None)
         resampler = _resampler(fits, vector.keys(), ctx.families, spec.seed)
         stats = group_difference_distribution(resampler, vector, two, three, spec.replicates)
         a = math.fsum(vector[q] for q in two) / len(two)
@@ -201,8 +216,15 @@ def build(spec: ObservationsSpec, ctx: ReleaseContext) -> Table:
                                          cells.get("hi90")))
         if item.test == "regression":  # log-odds, printed to 2 decimals in their own columns
             cells = {BETA_KEYS.get(key, key): value for key, value in cells.items()}
-        what = (f"beta {item.covariate}" if item.test == "regression"
-                else f"{item.test}, {item.measure.name if item.test in ('density', 'slice') else ''}".rstrip(", "))
+        if item.test == "regression":
+            what = f"beta {item.covariate}"
+        elif item.test == "slice":
+            a, b = item.groups or ("n=2", "n=3")
+            what = f"slice {a} -> {b}, {item.measure.name}"
+        elif item.test == "density":
+            what = f"density, {item.measure.name}"
+        else:
+            what = item.test
         rows.append((item.id, f"{item.statement} [{what}: {item.run}, paper: {item.direction}]",
                      cells))
     columns = (Column("base", "Group A / all", 1), Column("variant", "Group B / matched", 1),
@@ -215,7 +237,8 @@ def build(spec: ObservationsSpec, ctx: ReleaseContext) -> Table:
                Column("beta_lo90", "beta 90% low", 2), Column("beta_hi90", "beta 90% high", 2),
                Column("beta_se", "beta MC SE", 3),
                Column("fragile", "Fragile", 0), Column("verdict", "Verdict (1 / 0 / -1 / -2 / -3)", 0))
-    note = ("Points (density, slice, coverage_by_n: B = 3-condition, A = 2-condition queries; "
+    note = ("Points (density, coverage_by_n: B = 3-condition, A = 2-condition queries; slice: B and "
+            "A as named in the row, default the same; "
             "length: matched-pair minus all-pair AUC x 100) or log-odds per SD (regression). "
             f"Family bootstrap ({spec.replicates} replicates; regression {spec.regression_replicates} "
             f"refits; seed {spec.seed}); density: bootstrap over matched pairs. Verdict: "
