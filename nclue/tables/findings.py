@@ -22,7 +22,7 @@ percentile bootstrap interval (n-Clue paper sec. 3.4) and a verdict code:
 A "0" (no effect) finding needs an equivalence margin m (points, stated in the spec) and is
 judged by two one-sided tests (:mod:`nclue.inference.equivalence`): ``1`` when the 90%
 interval lies inside (-m, m) (equivalence shown), ``-2`` when it lies entirely outside [-m, m]
-(an effect beyond the margin), ``0`` otherwise (no effect detected, equivalence not shown).
+(an effect beyond the margin), ``0`` otherwise (inconclusive: equivalence not shown).
 "The interval covers zero" alone is never read as "no effect".
 
 Every row also gives the Monte Carlo SE of its interval bound nearest zero and a fragility
@@ -34,7 +34,7 @@ its sentence.
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from .. import inference
 from ..claims import format_fixed
@@ -156,7 +156,9 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
             f"({spec.replicates} replicates, seed {spec.seed}); no-effect findings: two one-sided "
             "tests, equivalence when the 90% interval lies inside (-margin, +margin). Fragile = 1 "
             "when the verdict could flip within two Monte Carlo SE of a bound. Verdict: "
-            + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items()) + ".")
+            + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items())
+            + "; rows with a margin (no-effect findings): "
+            + "; ".join(f"{code} = {text}" for code, text in NULL_VERDICT_TEXT.items()) + ".")
     return Table(spec.id, spec_title(spec, "Do the paper's directional findings replicate?"),
                  columns, tuple(rows), note)
 
@@ -175,8 +177,7 @@ def findings_sentences(table: Table, explanations: Optional[Dict[str, str]] = No
         if value is None:
             line = f"**{VERDICT_TEXT[code]}**: {label}"
         elif margin is not None:
-            shown = ("equivalent" if code == 1 else "an effect beyond the margin" if code == -2
-                     else "no effect detected, equivalence not shown")
+            shown = NULL_VERDICT_TEXT[code]
             line = (f"**{shown}**: {label}: {'beta' if prefix else 'delta'} "
                     f"{_signed(value, places)} {unit}, 90% interval "
                     f"[{_signed(cells[prefix + 'lo90'], places)}, "
@@ -198,12 +199,27 @@ def _signed(value: float, places: int = 1) -> str:
     return text if text.startswith("-") else "+" + text
 
 
+#: How a "no effect" (direction "0") finding's verdict reads: it is judged by equivalence.
+NULL_VERDICT_TEXT = {1: "equivalent", 0: "inconclusive (equivalence not shown)",
+                     -2: "an effect beyond the margin"}
+
+
+def verdict_text(cells: Mapping[str, Optional[float]]) -> str:
+    """The verdict of one findings row in words (a row with a margin is a "no effect" finding)."""
+    code = int(cells["verdict"])
+    if cells.get("margin") is not None:
+        return NULL_VERDICT_TEXT[code]
+    return VERDICT_TEXT[code]
+
+
 def summary_counts(table: Table) -> Dict[str, int]:
-    """How many findings of a findings table have each verdict, in :data:`VERDICT_TEXT` order."""
+    """How many findings of a findings table have each verdict (directional verdicts in
+    :data:`VERDICT_TEXT` order, then the equivalence verdicts of "no effect" findings)."""
     counts = {text: 0 for text in VERDICT_TEXT.values()}
+    counts.update({text: 0 for text in NULL_VERDICT_TEXT.values()})
     for _, _, cells in table.rows:
-        counts[VERDICT_TEXT[int(cells["verdict"])]] += 1
-    return counts
+        counts[verdict_text(cells)] += 1
+    return {text: n for text, n in counts.items() if n or text in VERDICT_TEXT.values()}
 
 
 KIND = SpecKind("findings", FindingsSpec, build,

@@ -40,7 +40,7 @@ from ..slices import query_slices
 from .contrasts import _vector
 from .density_matched import matching
 from .difficulty_regression import design, regress
-from .findings import EQUIVALENCE_LEVEL, VERDICT_TEXT, verdict
+from .findings import EQUIVALENCE_LEVEL, NULL_VERDICT_TEXT, VERDICT_TEXT, verdict
 from .length_matched import query_pairs
 from .model import Column, Table
 from .spec import SpecKind, setting, spec_title
@@ -242,7 +242,9 @@ def build(spec: ObservationsSpec, ctx: ReleaseContext) -> Table:
             "length: matched-pair minus all-pair AUC x 100) or log-odds per SD (regression). "
             f"Family bootstrap ({spec.replicates} replicates; regression {spec.regression_replicates} "
             f"refits; seed {spec.seed}); density: bootstrap over matched pairs. Verdict: "
-            + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items()) + ".")
+            + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items())
+            + "; rows with a margin (no-effect findings): "
+            + "; ".join(f"{code} = {text}" for code, text in NULL_VERDICT_TEXT.items()) + ".")
     return Table(spec.id, spec_title(spec, "Further paper observations re-tested"), columns,
                  tuple(rows), note)
 
