@@ -219,6 +219,7 @@ def load_qrels(path: PathLike, queries: Mapping[str, Query],
             raise InputError(path, f"unknown qid {clip(qid)}", line)
         if docid not in corpus:
             raise InputError(path, f"unknown docid {clip(docid)}", line)
+        qid, docid = queries[qid].qid, corpus[docid].docid  # one string object per id
         gate = obj.get("gate")
         n = len(queries[qid].conditions)
         if label not in LABELS:
@@ -272,7 +273,7 @@ def load_evidence(path: PathLike, queries: Mapping[str, Query],
         if supported != judgment.clues:
             raise InputError(path, f"evidence supports {supported} conditions but the qrel says "
                                    f"clues={judgment.clues}", line)
-        key = (qid, docid)
+        key = (judgment.qid, judgment.docid)  # the qrels' string objects, not new copies
         if key in evidence:
             raise InputError(path, f"duplicate evidence for ({clip(qid)}, {clip(docid)})", line)
         evidence[key] = tuple(clean)
