@@ -34,7 +34,7 @@ Tables:
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import coverage
 from .inference import Resampler
@@ -67,6 +67,14 @@ class Contrast:
     label: str
     base: str
     variant: str
+
+
+def per_query_for_runs(queries: Mapping[str, coverage.PerspectiveQuery],
+                       rankings: Mapping[str, Mapping[str, Sequence[str]]],
+                       ks: Sequence[int] = DEFAULT_KS) -> Dict[str, Dict[str, Dict[str, float]]]:
+    """``{run: {"hc@k": {qid: value}}}`` for every run of ``rankings`` ({run: {qid: docs}}), the
+    ``per_query`` input of the tables below (:func:`nclue.coverage.per_query_coverage`)."""
+    return {run: coverage.per_query_coverage(queries, rankings[run], ks) for run in sorted(rankings)}
 
 
 def _pp(x: float) -> float:
@@ -379,3 +387,151 @@ def hit_rank_series(table: Table) -> List[Tuple[str, List[Tuple[int, float]]]]:
                         if key.startswith("rank") and value is not None)
         series.append((label, points))
     return series
+
+
+# ---------------------------------------------------------------------------------------------
+# Every Multi3IR table of one release from one specification (the hook for the report layer)
+
+
+@dataclass(frozen=True)
+class Multi3irSpec:
+    """Run ids and rows of the Multi3IR section (see ``V1_SPEC`` for v1's)."""
+
+    table2: Tuple[MethodRow, ...]
+    contrasts: Tuple[Contrast, ...]
+    grid_layers: Tuple[Tuple[str, str], ...]
+    grid_ms: Tuple[int, ...]
+    grid_learned: Tuple[Tuple[str, int, str], ...]     # (layer key, m, run)
+    grid_random: Tuple[Tuple[str, int, str], ...]
+    table5: Tuple[MethodRow, ...]
+    table6: Tuple[MethodRow, ...]
+    table7: Tuple[MethodRow, ...]
+    table7_naive: str
+    figure4: Tuple[MethodRow, ...]
+    grid_ks: Tuple[int, ...] = (10, 100)
+    table7_ks: Tuple[int, ...] = (10, 100)
+    figure4_k: int = 20
+
+    def runs(self) -> List[str]:
+        """Every run id the section reads."""
+        ids = set()
+        for rows in (self.table2, self.table5, self.table6, self.table7, self.figure4):
+            ids.update(r.run for r in rows if r.run is not None)
+        for c in self.contrasts:
+            ids.update((c.base, c.variant))
+        ids.update(run for _, _, run in self.grid_learned + self.grid_random)
+        return sorted(ids)
+
+
+def multi3ir_tables(spec: Multi3irSpec, queries: Mapping[str, coverage.PerspectiveQuery],
+                    rankings: Mapping[str, Mapping[str, Sequence[str]]],
+                    families: Mapping[str, str],
+                    groupings: Sequence[Tuple[str, str, Mapping[str, str]]],
+                    dispersions: Mapping[str, float], replicates: int = 1000,
+                    draws: int = 10000, seed: int = 11) -> List[Table]:
+    """Tables 2, 2 (contrasts), 4 (one per k of ``grid_ks``), 5, 6, 7 (one per k of
+    ``table7_ks``) and Figure 4's numbers, in that order (table ids ``m3_table2``,
+    ``m3_contrasts``, ``m3_table4_hc{k}``, ``m3_table5``, ``m3_table6``, ``m3_table7_hc{k}``,
+    ``m3_figure4``). ``rankings`` must hold every run of ``spec.runs()``."""
+    missing = [r for r in spec.runs() if r not in rankings]
+    if missing:
+        raise ValueError(f"rankings missing for {', '.join(missing)}")
+    ks = sorted(set(DEFAULT_KS) | set(spec.grid_ks) | set(spec.table7_ks))
+    per_query = per_query_for_runs(queries, {r: rankings[r] for r in spec.runs()}, ks)
+    tables = [
+        perspective_coverage_table("m3_table2", "Multi3IR Table 2 analogue: perspective coverage "
+                                   "by method (HC@k, each condition a perspective)", spec.table2,
+                                   per_query, families, replicates=replicates, seed=seed),
+        coverage_contrast_table("m3_contrasts", "Multi3IR Table 2 contrasts: paired differences in "
+                                "HC@k", spec.contrasts, per_query, families,
+                                replicates=replicates, draws=draws, seed=seed),
+    ]
+    learned = {(layer, m): run for layer, m, run in spec.grid_learned}
+    random = {(layer, m): run for layer, m, run in spec.grid_random}
+    for k in spec.grid_ks:
+        tables.append(layer_grid_table(f"m3_table4_hc{k}", f"Multi3IR Table 4 analogue: HC@{k} "
+                                       "across m and the injection layer, with the random-vector "
+                                       "control at every cell", spec.grid_layers, spec.grid_ms,
+                                       learned, random, per_query, k=k))
+    tables.append(adaptation_table("m3_table5", "Multi3IR Table 5 analogue: steering methods and "
+                                   "injection layers", spec.table5, per_query))
+    tables.append(source_coverage_table("m3_table6", "Multi3IR Table 6 analogue: knowledge-source "
+                                        "coverage", spec.table6, queries, rankings, groupings))
+    for k in spec.table7_ks:
+        tables.append(dispersion_quartile_table(f"m3_table7_hc{k}", f"Multi3IR Table 7 analogue: "
+                                                f"HC@{k} by positive-document dispersion quartile",
+                                                spec.table7, spec.table7_naive, per_query,
+                                                dispersions, k=k))
+    tables.append(hit_rank_table("m3_figure4", f"Multi3IR Figure 4 analogue: Hit@{spec.figure4_k} "
+                                 "by perspective rank", spec.figure4, queries, rankings,
+                                 k=spec.figure4_k))
+    return tables
+
+
+def _rows_from(items: Any, what: str) -> Tuple[MethodRow, ...]:
+    if not isinstance(items, list) or not items:
+        raise ValueError(f"{what}: expected a non-empty list of rows")
+    rows = []
+    for i, item in enumerate(items, 1):
+        if not isinstance(item, dict) or not isinstance(item.get("key"), str) \
+                or not isinstance(item.get("label"), str):
+            raise ValueError(f"{what} row {i}: needs string 'key' and 'label'")
+        run = item.get("run")
+        if run is not None and not isinstance(run, str):
+            raise ValueError(f"{what} row {i}: 'run' must be a run id or null")
+        if run is None and not item.get("blocked"):
+            raise ValueError(f"{what} row {i}: a row without a run needs 'blocked' (the reason)")
+        m = item.get("m")
+        params = item.get("parameters")
+        for name, value in (("m", m), ("parameters", params)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise ValueError(f"{what} row {i}: {name!r} must be a number")
+        rows.append(MethodRow(item["key"], item["label"], run, m, params,
+                              str(item.get("layer", "")), str(item.get("blocked", ""))))
+    return tuple(rows)
+
+
+def spec_from_dict(obj: Mapping[str, Any]) -> Multi3irSpec:
+    """A :class:`Multi3irSpec` from its JSON form (``report.json``-style; ValueError naming the
+    field on bad input). Grid cells are ``{"layer", "m", "run"}`` objects."""
+    def cells(name):
+        items = obj.get(name)
+        if not isinstance(items, list) or not items:
+            raise ValueError(f"{name}: expected a non-empty list of cells")
+        out = []
+        for i, c in enumerate(items, 1):
+            if not isinstance(c, dict) or not isinstance(c.get("layer"), str) \
+                    or isinstance(c.get("m"), bool) or not isinstance(c.get("m"), int) \
+                    or not isinstance(c.get("run"), str):
+                raise ValueError(f"{name} cell {i}: needs 'layer' (str), 'm' (int), 'run' (str)")
+            out.append((c["layer"], c["m"], c["run"]))
+        return tuple(out)
+
+    contrasts = []
+    for i, c in enumerate(obj.get("contrasts") or [], 1):
+        if not isinstance(c, dict) or not all(isinstance(c.get(f), str)
+                                              for f in ("key", "label", "base", "variant")):
+            raise ValueError(f"contrasts item {i}: needs 'key', 'label', 'base', 'variant'")
+        contrasts.append(Contrast(c["key"], c["label"], c["base"], c["variant"]))
+    layers = obj.get("grid_layers")
+    if not isinstance(layers, list) or not layers or not all(
+            isinstance(x, list) and len(x) == 2 and all(isinstance(y, str) for y in x)
+            for x in layers):
+        raise ValueError("grid_layers: expected [[key, label], ...]")
+    ms = obj.get("grid_ms")
+    if not isinstance(ms, list) or not ms or any(isinstance(m, bool) or not isinstance(m, int)
+                                                 for m in ms):
+        raise ValueError("grid_ms: expected a list of integers")
+    if not isinstance(obj.get("table7_naive"), str):
+        raise ValueError("table7_naive: expected a row key")
+    extra = {}
+    for name in ("grid_ks", "table7_ks"):
+        if name in obj:
+            extra[name] = tuple(coverage.check_ks(obj[name]))
+    if "figure4_k" in obj:
+        extra["figure4_k"] = coverage.check_ks([obj["figure4_k"]])[0]
+    return Multi3irSpec(_rows_from(obj.get("table2"), "table2"), tuple(contrasts),
+                        tuple(tuple(x) for x in layers), tuple(ms), cells("grid_learned"),
+                        cells("grid_random"), _rows_from(obj.get("table5"), "table5"),
+                        _rows_from(obj.get("table6"), "table6"), _rows_from(obj.get("table7"), "table7"),
+                        obj["table7_naive"], _rows_from(obj.get("figure4"), "figure4"), **extra)

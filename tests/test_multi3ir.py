@@ -13,8 +13,8 @@ from nclue.errors import InputError, NclueError
 from nclue.multi3ir_figure import hit_rank_svg
 from nclue.multi3ir_tables import (Contrast, MethodRow, adaptation_table, coverage_contrast_table,
                                    dispersion_quartile_table, hit_rank_series, hit_rank_table,
-                                   layer_grid_table, perspective_coverage_table,
-                                   source_coverage_table)
+                                   layer_grid_table, multi3ir_tables, perspective_coverage_table,
+                                   source_coverage_table, spec_from_dict)
 
 
 def pq(qid, *supports):
@@ -260,6 +260,54 @@ class Figure4Test(unittest.TestCase):
                     [("A\x01", [(1, 5.0)])]):
             with self.assertRaises(NclueError):
                 hit_rank_svg(bad, "t")
+
+
+class SpecTest(unittest.TestCase):
+    # two queries, one perspective pair each; run "a" finds c1 of q1 only, "b" both of both
+    QUERIES = {"q1": pq("q1", {"d1"}, {"d2"}), "q2": pq("q2", {"d3"}, {"d4"})}
+    RANKINGS = {"a": {"q1": ["d1", "x"], "q2": ["x", "y"]},
+                "b": {"q1": ["d1", "d2"], "q2": ["d3", "d4"]}}
+    SPEC = {"table2": [{"key": "naive", "label": "Naive", "run": "a", "m": 1},
+                       {"key": "are", "label": "ARE", "run": None, "m": 5, "blocked": "encoder"},
+                       {"key": "spin", "label": "SPIN", "run": "b", "m": 5}],
+            "contrasts": [{"key": "s", "label": "SPIN - naive", "base": "a", "variant": "b"}],
+            "grid_layers": [["mid", "Mid"]], "grid_ms": [1],
+            "grid_learned": [{"layer": "mid", "m": 1, "run": "b"}],
+            "grid_random": [{"layer": "mid", "m": 1, "run": "a"}],
+            "table5": [{"key": "spin", "label": "SPIN", "run": "b", "parameters": 1920,
+                        "layer": "L3"}],
+            "table6": [{"key": "naive", "label": "Naive", "run": "a"}],
+            "table7": [{"key": "naive", "label": "Naive", "run": "a"},
+                       {"key": "spin", "label": "SPIN", "run": "b"}],
+            "table7_naive": "naive", "figure4": [{"key": "naive", "label": "Naive", "run": "a"}],
+            "grid_ks": [2], "table7_ks": [2], "figure4_k": 2}
+
+    def test_all_tables(self):
+        spec = spec_from_dict(self.SPEC)
+        self.assertEqual(spec.runs(), ["a", "b"])
+        tables = multi3ir_tables(spec, self.QUERIES, self.RANKINGS, {"q1": "f1", "q2": "f2"},
+                                 [("src", "Source", {d: "s" for d in ("d1", "d2", "d3", "d4")})],
+                                 {"q1": 0.1, "q2": 0.2}, replicates=50, draws=20)
+        ids = [t.table_id for t in tables]
+        self.assertEqual(ids, ["m3_table2", "m3_contrasts", "m3_table4_hc2", "m3_table5",
+                               "m3_table6", "m3_table7_hc2", "m3_figure4"])
+        by = {t.table_id: {k: c for k, _, c in t.rows} for t in tables}
+        # run a: q1 covers 1 of 2 at k=2, q2 0 of 2 -> HC@2 = 25; b covers all -> 100
+        self.assertAlmostEqual(by["m3_table4_hc2"]["mid"]["m1"], 100.0)
+        self.assertAlmostEqual(by["m3_table4_hc2"]["mid_random"]["m1"], 25.0)   # run a, HC@2
+        self.assertAlmostEqual(by["m3_contrasts"]["s"]["delta@10"], 100.0 - 25.0)
+        # one query per quartile needs 4 queries; with 2, quartiles 0 and 2 hold one each
+        self.assertAlmostEqual(by["m3_table7_hc2"]["spin"]["gain_q1"], 50.0)
+
+    def test_bad_specs(self):
+        for field, value in (("table2", []), ("grid_ms", ["1"]), ("table7_naive", None),
+                             ("grid_learned", [{"layer": "mid", "m": 1}])):
+            bad = dict(self.SPEC, **{field: value})
+            with self.assertRaises(ValueError):
+                spec_from_dict(bad)
+        bad = dict(self.SPEC, table2=[{"key": "x", "label": "X", "run": None}])
+        with self.assertRaises(ValueError):               # a row without a run needs a reason
+            spec_from_dict(bad)
 
 
 if __name__ == "__main__":
