@@ -535,3 +535,32 @@ def spec_from_dict(obj: Mapping[str, Any]) -> Multi3irSpec:
                         cells("grid_random"), _rows_from(obj.get("table5"), "table5"),
                         _rows_from(obj.get("table6"), "table6"), _rows_from(obj.get("table7"), "table7"),
                         obj["table7_naive"], _rows_from(obj.get("figure4"), "figure4"), **extra)
+
+
+def groupings_from_spec(items: Any, corpus: Mapping[str, Any]) -> List[Tuple[str, str, Dict[str, str]]]:
+    """Table 6 groupings from their JSON form: ``{"key", "label", "field": name}`` takes each
+    corpus document's ``source`` (``field`` = "source") or ``extra[field]``; ``{"key", "label",
+    "constant": value}`` gives every document the same value (e.g. the modality of a text-only
+    corpus). ``corpus`` = :attr:`nclue.release.Release.corpus`. ValueError on bad input."""
+    if not isinstance(items, list) or not items:
+        raise ValueError("groupings: expected a non-empty list")
+    out = []
+    for i, item in enumerate(items, 1):
+        if not isinstance(item, dict) or not isinstance(item.get("key"), str) \
+                or not isinstance(item.get("label"), str):
+            raise ValueError(f"grouping {i}: needs string 'key' and 'label'")
+        if isinstance(item.get("constant"), str) and item["constant"]:
+            out.append((item["key"], item["label"], dict.fromkeys(sorted(corpus), item["constant"])))
+            continue
+        name = item.get("field")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"grouping {i}: needs 'field' or a non-empty 'constant'")
+        values = {}
+        for docid in sorted(corpus):
+            doc = corpus[docid]
+            value = doc.source if name == "source" else doc.extra.get(name)
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"grouping {i}: document {docid!r} has no string {name!r}")
+            values[docid] = value
+        out.append((item["key"], item["label"], values))
+    return out

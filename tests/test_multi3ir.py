@@ -14,7 +14,7 @@ from nclue.multi3ir_figure import hit_rank_svg
 from nclue.multi3ir_tables import (Contrast, MethodRow, adaptation_table, coverage_contrast_table,
                                    dispersion_quartile_table, hit_rank_series, hit_rank_table,
                                    layer_grid_table, multi3ir_tables, perspective_coverage_table,
-                                   source_coverage_table, spec_from_dict)
+                                   source_coverage_table, spec_from_dict, groupings_from_spec)
 
 
 def pq(qid, *supports):
@@ -260,6 +260,29 @@ class Figure4Test(unittest.TestCase):
                     [("A\x01", [(1, 5.0)])]):
             with self.assertRaises(NclueError):
                 hit_rank_svg(bad, "t")
+
+
+class GroupingSpecTest(unittest.TestCase):
+    class Doc:
+        def __init__(self, source, **extra):
+            self.source, self.extra = source, extra
+
+    CORPUS = {"d2": Doc("pkg:b", area="latex"), "d1": Doc("pkg:a", area="generic")}
+
+    def test_field_and_constant(self):
+        got = groupings_from_spec([{"key": "p", "label": "Package", "field": "source"},
+                                   {"key": "a", "label": "Area", "field": "area"},
+                                   {"key": "m", "label": "Modality", "constant": "text"}],
+                                  self.CORPUS)
+        self.assertEqual(got, [("p", "Package", {"d1": "pkg:a", "d2": "pkg:b"}),
+                               ("a", "Area", {"d1": "generic", "d2": "latex"}),
+                               ("m", "Modality", {"d1": "text", "d2": "text"})])
+
+    def test_bad(self):
+        for items in ([], [{"key": "p", "label": "P"}], [{"key": "p", "label": "P", "field": "x"}],
+                      [{"key": "p", "label": "P", "constant": ""}]):
+            with self.assertRaises(ValueError):
+                groupings_from_spec(items, self.CORPUS)
 
 
 class SpecTest(unittest.TestCase):
