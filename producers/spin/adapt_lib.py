@@ -108,8 +108,9 @@ class Method(torch.nn.Module):
                     def hook(module, inputs, output, a=a, b=b):
                         x = inputs[0]
                         x4 = x.reshape(x.shape[0] // m, m, *x.shape[1:])        # [B, m, T, in]
-                        low = torch.einsum("bmti,mri->bmtr", x4, a)
-                        delta = torch.einsum("bmtr,mor->bmto", low, b) * scale
+                        # broadcast matmul (3-4x faster than the equivalent einsum on CPU)
+                        low = torch.matmul(x4, a.transpose(1, 2).unsqueeze(0))  # [B, m, T, r]
+                        delta = torch.matmul(low, b.transpose(1, 2).unsqueeze(0)) * scale
                         return output + delta.reshape(output.shape)
                     handles.append(_module(bert.encoder.layer[j], target)
                                    .register_forward_hook(hook))
@@ -119,8 +120,8 @@ class Method(torch.nn.Module):
 
                 def hook(module, inputs, output, d=d, u=u):
                     y4 = output.reshape(output.shape[0] // m, m, *output.shape[1:])
-                    z = torch.relu(torch.einsum("bmth,mrh->bmtr", y4, d))
-                    return output + torch.einsum("bmtr,mhr->bmth", z, u).reshape(output.shape)
+                    z = torch.relu(torch.matmul(y4, d.transpose(1, 2).unsqueeze(0)))
+                    return output + torch.matmul(z, u.transpose(1, 2).unsqueeze(0)).reshape(output.shape)
                 handles.append(bert.encoder.layer[j].output.dense.register_forward_hook(hook))
         try:
             yield
