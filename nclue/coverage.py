@@ -13,7 +13,10 @@ Retrieval*; it gives no arXiv id) asks whether the top-k *set* covers every pers
 - knowledge-source coverage (Table 6): the fraction of the distinct sources (modalities or
   domains) of a query's gold documents that the top-k covers;
 - the dispersion-quartile breakdown (Table 7): queries grouped into four quartiles of how
-  dispersed their positive documents are in an embedding space, with the mean coverage per group.
+  dispersed their positive documents are in an embedding space, with the mean coverage per group;
+- per-perspective Hit@k and its rank profile (sec. 4.1, Figure 4): whether each perspective has a
+  supporting document in the top k, and, with each query's perspectives ranked by that hit, the
+  mean hit at perspective rank 1, 2, ... ("single-perspective bias").
 
 Every per-query value lies in [0, 1]; aggregates (:func:`evaluate_coverage`) are means over the
 evaluated queries in percentage points, like :func:`nclue.metrics.evaluate`.
@@ -70,6 +73,15 @@ Rules where the paper is silent (written down so the numbers are reproducible):
   ascending); the query at 0-based position ``i`` of ``n`` falls in quartile ``floor(4 i / n)``
   (0 = least dispersed, "<25%"; 3 = most dispersed, ">75%"). Group sizes differ by at most one,
   and equal dispersions on a boundary are split by qid.
+- Figure 4 rank profile: the paper ranks "each perspective" by its Hit@20; perspectives belong to
+  one query, so the ranking is within a query: its hits sorted descending (the order among equal
+  hits does not change the sorted values). The value at rank r is the mean of the r-th sorted hit
+  over the queries with at least r perspectives (percentage points), so rank 1 is the share of
+  queries with any covered perspective and the profile never increases. Queries with fewer
+  perspectives simply have no rank-r value (their count is reported with each rank).
+- Dispersion facts file (a committed per-query fact when document vectors are too large to ship):
+  one line per query ``{"qid": str, "dispersion": number, ...}``; other fields are ignored;
+  ``dispersion`` finite and in [0, 2] (a cosine distance); qids unique.
 """
 
 import math
@@ -228,6 +240,50 @@ def quartiles(values: Mapping[str, float]) -> Dict[str, int]:
     order = sorted(values, key=lambda qid: (values[qid], qid))
     n = len(order)
     return {qid: (4 * i) // n for i, qid in enumerate(order)}
+
+
+def perspective_hits(supports: Sequence[Iterable[str]], ranking: Sequence[str],
+                     k: int) -> Tuple[int, ...]:
+    """Hit@k of each perspective of one query (Multi3IR sec. 4.1, Figure 4), in input order.
+
+    ``1`` when at least one of the perspective's supporting documents ``D_i`` is among the top
+    ``k``, else ``0``. The mean of the returned values is :func:`hard_coverage`.
+    """
+    if not supports:
+        raise ValueError("a query needs at least one perspective")
+    retrieved = top_k(ranking, k)
+    return tuple(0 if retrieved.isdisjoint(docs) else 1 for docs in supports)
+
+
+def hit_rank_profile(hits: Mapping[str, Sequence[int]]) -> List[Dict[str, Any]]:
+    """Figure 4 profile: mean Hit@k by within-query perspective rank (rule in the module docstring).
+
+    ``hits[qid]`` = the query's per-perspective hits (:func:`perspective_hits`). Returns one row
+    per rank ``r = 1 .. max perspectives``: ``{"rank": r, "queries": n_r, "value": pp}`` with
+    ``n_r`` the number of queries having at least ``r`` perspectives and ``value`` the mean of
+    their r-th largest hit, in percentage points.
+    """
+    if not hits:
+        raise ValueError("no queries")
+    sorted_hits = {qid: sorted(values, reverse=True) for qid, values in hits.items()}
+    if any(not values for values in sorted_hits.values()):
+        raise ValueError("a query needs at least one perspective")
+    depth = max(len(values) for values in sorted_hits.values())
+    rows = []
+    for r in range(1, depth + 1):
+        members = [values[r - 1] for _, values in sorted(sorted_hits.items()) if len(values) >= r]
+        rows.append({"rank": r, "queries": len(members),
+                     "value": 100.0 * math.fsum(members) / len(members)})
+    return rows
+
+
+def per_query_perspective_hits(queries: Mapping[str, "PerspectiveQuery"],
+                               rankings: Mapping[str, Sequence[str]],
+                               k: int) -> Dict[str, Tuple[int, ...]]:
+    """``{qid: per-perspective Hit@k}`` for every query (an unranked query hits nothing)."""
+    return {qid: perspective_hits([p.docs for p in queries[qid].perspectives],
+                                  rankings.get(qid, ()), k)
+            for qid in sorted(queries)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,6 +486,24 @@ def load_vectors(path: PathLike) -> Dict[str, Tuple[float, ...]]:
     if not vectors:
         raise InputError(path, "no vectors")
     return vectors
+
+
+def load_dispersions(path: PathLike) -> Dict[str, float]:
+    """Read a dispersion facts file (format in the module docstring): ``{qid: dispersion}``."""
+    values: Dict[str, float] = {}
+    first_line: Dict[str, int] = {}
+    for line, obj in iter_jsonl(path):
+        qid = _nonempty_str(obj, "qid", path, line)
+        if qid in values:
+            raise InputError(path, f"duplicate qid {qid!r} (first on line {first_line[qid]})", line)
+        value = finite_number(obj.get("dispersion"), "dispersion", path, line)
+        if not 0.0 <= value <= 2.0:
+            raise InputError(path, f"dispersion {value!r} is not a cosine distance in [0, 2]", line)
+        values[qid] = float(value)
+        first_line[qid] = line
+    if not values:
+        raise InputError(path, "no dispersions")
+    return values
 
 
 # ---------------------------------------------------------------------------------------------

@@ -33,11 +33,19 @@ from nclue.formats import (iter_jsonl, read_json, sha256_file,  # noqa: E402
 # NCLUE_PRODUCER_SANDBOX=<dir> redirects every output (and the build folder) for a dry run.
 _SANDBOX = os.environ.get("NCLUE_PRODUCER_SANDBOX")
 _OUT = Path(_SANDBOX) if _SANDBOX else ROOT
-BUILD = _OUT / "build" / "models"
-RELEASE = _OUT / "data" / "v1"
+# NCLUE_PRODUCER_RELEASE=v2 points every producer at data/v2 and build/v2/pages.jsonl.gz; v2's
+# embeddings live in build/models/v2/ and its provenance in provenance/model_runs_v2.json (v1
+# keeps its original paths, so every v1 path below is unchanged).
+RELEASE_NAME = os.environ.get("NCLUE_PRODUCER_RELEASE", "v1")
+if RELEASE_NAME not in ("v1", "v2"):
+    raise SystemExit(f"NCLUE_PRODUCER_RELEASE must be v1 or v2, got {RELEASE_NAME!r}")
+_V1 = RELEASE_NAME == "v1"
+BUILD = _OUT / "build" / "models" if _V1 else _OUT / "build" / "models" / RELEASE_NAME
+RELEASE = _OUT / "data" / RELEASE_NAME
 RUNS_DIR = RELEASE / "runs"
 INDEX = RUNS_DIR / "index.json"
-PROVENANCE = _OUT / "provenance" / "model_runs.json"
+PROVENANCE = _OUT / "provenance" / ("model_runs.json" if _V1 else f"model_runs_{RELEASE_NAME}.json")
+PAGES_INPUT = f"build/{RELEASE_NAME}/pages.jsonl.gz"   # relative to the repository root
 DEPTH = 100
 PAGES_TOP_DOCS = 10
 MAX_SEQ_LENGTH = 128
@@ -93,7 +101,7 @@ def input_hashes(manifest: dict, **extra: str) -> Dict[str, str]:
 
 
 def write_run_rows(run_id: str, rows: List[dict]) -> str:
-    """Write ``data/v1/runs/<run_id>.jsonl.gz`` (rows sorted by qid) and return its sha256."""
+    """Write ``data/<release>/runs/<run_id>.jsonl.gz`` (rows sorted by qid); return its sha256."""
     path = RUNS_DIR / f"{run_id}.jsonl.gz"
     write_jsonl_atomic(path, sorted(rows, key=lambda r: r["qid"]))
     return sha256_file(path)
@@ -119,7 +127,8 @@ INDEX_FIELDS = ("id", "file", "family", "operation", "base", "form", "configurat
 
 
 def record_runs(entries: List[dict]) -> None:
-    """Add/replace entries (by id) in provenance/model_runs.json and data/v1/runs/index.json.
+    """Add/replace entries (by id) in the release's provenance file (provenance/model_runs.json
+    for v1, model_runs_v2.json for v2) and in data/<release>/runs/index.json.
 
     Only the ids given are touched; other people's index entries are kept as they are.
     """

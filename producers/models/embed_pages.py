@@ -1,6 +1,7 @@
 """Embed every page of build/v1/pages.jsonl.gz with all-MiniLM-L6-v2 (checkpointed, resumable).
 
     nice -n 5 python producers/models/embed_pages.py [--pages build/v1/pages.jsonl.gz]
+    NCLUE_PRODUCER_RELEASE=v2 nice -n 5 python producers/models/embed_pages.py   # build/v2 -> build/models/v2/minilm
 
 Settings (recorded in the manifest): max_seq_length 128 word pieces per page (a recorded choice
 that halves the cost of the note's 256; the page text is truncated by the model's tokenizer),
@@ -18,8 +19,8 @@ import time
 
 import numpy as np
 
-from common import (BATCH_SIZE, BUILD, MAX_SEQ_LENGTH, ROOT, THREADS, log, minilm_identity,
-                    sha256_file)
+from common import (BATCH_SIZE, BUILD, MAX_SEQ_LENGTH, PAGES_INPUT, ROOT, THREADS, log,
+                    minilm_identity, sha256_file)
 
 CHUNK = 2048
 
@@ -35,7 +36,7 @@ def page_records(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--pages", default=str(ROOT / "build" / "v1" / "pages.jsonl.gz"))
+    ap.add_argument("--pages", default=str(ROOT / PAGES_INPUT))
     ap.add_argument("--out", default=str(BUILD / "minilm"))
     args = ap.parse_args()
     out = args.out
@@ -86,7 +87,7 @@ def main():
     with open(os.path.join(out, "pages_index.jsonl"), "w") as fh:
         for row in index:
             fh.write(json.dumps(row, sort_keys=True) + "\n")
-    manifest = {"input": "build/v1/pages.jsonl.gz", "input_sha256": in_sha,
+    manifest = {"input": PAGES_INPUT, "input_sha256": in_sha,
                 "pages": len(index), "dim": int(emb.shape[1]),
                 "settings": {"max_seq_length": MAX_SEQ_LENGTH, "batch_size": BATCH_SIZE,
                              "threads": THREADS, "order": "file order", "normalized": True},

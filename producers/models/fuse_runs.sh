@@ -1,12 +1,14 @@
 #!/bin/sh
-# Lexical-model fusion runs of v1 (equal-weight RRF, k = 60, depth 100, stable input order),
-# fused by nclue itself from the frozen lexical and model runs: rerunning rewrites the same files.
+# Lexical-model fusion runs (equal-weight RRF, k = 60, depth 100, stable input order), fused by
+# nclue itself from the frozen lexical and model runs: rerunning rewrites the same files.
 # Usage (repository root): sh producers/models/fuse_runs.sh [minilm|splade|all]
+# The release is data/v1 unless NCLUE_PRODUCER_RELEASE=v2 (as for the other producers).
 set -eu
 which=${1:-all}
+release=data/${NCLUE_PRODUCER_RELEASE:-v1}
 fuse() {  # fuse ID BASE INPUT...
   id=$1; base=$2; shift 2
-  python -m nclue fuse --release data/v1 --method rrf --block complementarity --id "$id" \
+  python -m nclue fuse --release "$release" --method rrf --block complementarity --id "$id" \
     --base "$base" --inputs "$@"
 }
 for family in minilm splade; do

@@ -24,7 +24,8 @@ import numpy as np
 from common import DEPTH, PAGES_TOP_DOCS, RUNS_DIR, log, record_runs, sha256_file, write_run_rows
 from dense_lib import AGGREGATIONS, PageCollection, joint_row, ranked_row
 
-from nclue.release import quote_condition
+from nclue.release import quote_condition, render_forms
+from nclue.retrieval.controls import mask_condition
 from nclue.retrieval.decomposition import combine, rank_items
 
 COMBINERS = ("min", "product", "hmean")
@@ -64,6 +65,33 @@ def write_joint_runs(coll: PageCollection, vec: Dict[str, np.ndarray], queries, 
             record_runs(entries)
 
 
+def condition_lists(coll: PageCollection, score_columns, agg: str):
+    """One ``{docid: score}`` list over every document (and its page matrix) per condition,
+    from the conditions' precomputed page-score columns."""
+    lists, mats = [], []
+    for column in score_columns:
+        m = coll.page_matrix(None, column)
+        s = coll.doc_scores(m, agg)
+        mats.append(m)
+        lists.append({coll.docs[j]: float(s[j]) for j in range(len(coll.docs))})
+    return lists, mats
+
+
+def combined_row(coll: PageCollection, qid: str, lists, mats, how: str, doc_pos) -> dict:
+    """Run row of one query: ``combine(lists, how, "minmax")``, documents with combined score 0
+    not ranked, top 100; pages = each condition's best page of the top-10 documents."""
+    combined = {d: v for d, v in combine(lists, how, "minmax").items() if v > 0}
+    ranked = rank_items(combined, DEPTH)
+    pages = {}
+    for d, _ in ranked[:PAGES_TOP_DOCS]:
+        best = {}
+        for m in mats:
+            p, v = coll.top_pages(m, doc_pos[d], 1)[0]
+            best[p] = max(best.get(p, v), v)
+        pages[d] = sorted(best.items(), key=lambda x: (-x[1], x[0]))
+    return ranked_row(qid, [d for d, _ in ranked], [v for _, v in ranked], pages)
+
+
 def write_condition_runs(coll: PageCollection, vec: Dict[str, np.ndarray], queries,
                          dec_forms: Sequence[str], top3_dec_forms: Sequence[str], prefix: str,
                          label: str, entry: Callable[..., dict], entries: List[dict]) -> None:
@@ -78,24 +106,10 @@ def write_condition_runs(coll: PageCollection, vec: Dict[str, np.ndarray], queri
             rows = {how: [] for how in COMBINERS}
             t = time.time()
             for qid in qids:
-                lists, mats = [], []
-                for c in queries[qid].conditions:
-                    m = coll.page_matrix(None, S[:, col[condition_text(c, form)]])
-                    s = coll.doc_scores(m, agg)
-                    mats.append(m)
-                    lists.append({coll.docs[j]: float(s[j]) for j in range(len(coll.docs))})
+                lists, mats = condition_lists(
+                    coll, [S[:, col[condition_text(c, form)]] for c in queries[qid].conditions], agg)
                 for how in COMBINERS:
-                    combined = {d: v for d, v in combine(lists, how, "minmax").items() if v > 0}
-                    ranked = rank_items(combined, DEPTH)
-                    pages = {}
-                    for d, _ in ranked[:PAGES_TOP_DOCS]:
-                        best = {}
-                        for m in mats:
-                            p, v = coll.top_pages(m, doc_pos[d], 1)[0]
-                            best[p] = max(best.get(p, v), v)
-                        pages[d] = sorted(best.items(), key=lambda x: (-x[1], x[0]))
-                    rows[how].append(ranked_row(qid, [d for d, _ in ranked],
-                                                [v for _, v in ranked], pages))
+                    rows[how].append(combined_row(coll, qid, lists, mats, how, doc_pos))
             for how in COMBINERS:
                 run_id = f"{prefix}_cond_{how}_{agg}.{form}"
                 sha = write_run_rows(run_id, rows[how])
@@ -122,3 +136,99 @@ def write_condition_runs(coll: PageCollection, vec: Dict[str, np.ndarray], queri
                     "composition" if form == "clean" else "query forms"))
                 log("%s written (%.1f s)" % (run_id, time.time() - t))
             record_runs(entries)
+
+
+# ---------------------------------------------------------------------------------------------
+# Condition masking (n-Clue paper, supplement Table S5a; issue 14): drop c_j, render the masked
+# query again, run the unchanged system.
+
+MASK_DROPS = (1, 2, 3)
+MASK_SYSTEMS = ("joint_best", "cond_hmean_best")
+
+
+def masked_input(query, drop: int, form: str = "clean"):
+    """(query text, conditions) after masking ``c_drop`` -- the rule of ``nclue retrieve --drop``
+    (``nclue/commands/retrieve.py``, ``query_input``): ``nclue.retrieval.controls.mask_condition``,
+    then the release's own renderer; a query with fewer than ``drop`` conditions is unchanged
+    (its row equals the unmasked run's); a one-condition remainder is rendered alone
+    (clean ``"X"``, natural ``Find the document that discusses "X".``)."""
+    masked = mask_condition(query.conditions, drop)
+    if masked == tuple(query.conditions):
+        return query.forms[form], masked
+    if form == "raw":
+        raise ValueError("masking is defined for the clean and natural forms here")
+    if len(masked) == 1:
+        rendered = {"clean": f'"{masked[0]}"',
+                    "natural": f'Find the document that discusses "{masked[0]}".'}
+    else:
+        rendered = render_forms(masked)
+    return rendered[form], masked
+
+
+def masked_texts(queries, drops=MASK_DROPS, form: str = "clean"):
+    """Every text the masked runs encode (joint texts and quoted condition texts)."""
+    texts = set()
+    for q in queries.values():
+        for drop in drops:
+            text, conds = masked_input(q, drop, form)
+            texts.add(text)
+            texts.update(condition_text(c, form) for c in conds)
+    return sorted(texts)
+
+
+def write_masked_runs(coll: PageCollection, vec: Dict[str, np.ndarray], queries, prefix: str,
+                      entry: Callable[..., dict], entries: List[dict], drops=MASK_DROPS,
+                      systems=MASK_SYSTEMS, form: str = "clean") -> None:
+    """``<prefix>_joint_best_drop_c{j}.clean`` and ``<prefix>_cond_hmean_best_drop_c{j}.clean``.
+
+    Named and indexed like the BM25 masking controls (``bm25_or_drop_c1.clean``: family
+    ``control``, block ``controls``, ``configuration.drop_condition``). Every query of the release
+    is in every file (as for BM25): a query with fewer than j conditions keeps its unmasked
+    ranking, so drop c3 is meaningful on the 3-condition queries only and is to be evaluated on
+    them (Table S5a: "c3 uses the three-condition queries"); the entry says so in
+    ``configuration.evaluate_on``."""
+    qids = sorted(queries)
+    doc_pos = {d: j for j, d in enumerate(coll.docs)}
+    three = sum(1 for q in queries.values() if len(q.conditions) >= 3)
+    for drop in drops:
+        inputs = {qid: masked_input(queries[qid], drop, form) for qid in qids}
+        for system in systems:
+            t = time.time()
+            if system == "joint_best":
+                S = coll.page_scores(np.stack([vec[inputs[qid][0]] for qid in qids]))
+                rows = [joint_row(coll, qid, None, "best", DEPTH, S[:, i])
+                        for i, qid in enumerate(qids)]
+                operation = "page MaxSim (best page), joint query"
+                config = {"query": f"{form} form of the masked conditions, encoded once",
+                          "page_aggregation": "best"}
+            elif system == "cond_hmean_best":
+                ctexts = sorted({condition_text(c, form) for qid in qids for c in inputs[qid][1]})
+                col = {x: i for i, x in enumerate(ctexts)}
+                S = coll.page_scores(np.stack([vec[x] for x in ctexts]))
+                rows = []
+                for qid in qids:
+                    lists, mats = condition_lists(
+                        coll, [S[:, col[condition_text(c, form)]] for c in inputs[qid][1]], "best")
+                    rows.append(combined_row(coll, qid, lists, mats, "hmean", doc_pos))
+                operation = "condition lists (best page) + hmean"
+                config = {"page_aggregation": "best", "combiner": "hmean",
+                          "normalization": "minmax", "list_depth": "all documents",
+                          "rule": "nclue.retrieval.decomposition.combine",
+                          "conditions": "quoted (clean rendering) of the masked conditions"}
+            else:
+                raise ValueError(system)
+            base = f"{prefix}_{system}.{form}"
+            run_id = f"{prefix}_{system}_drop_c{drop}.{form}"
+            sha = write_run_rows(run_id, rows)
+            config = dict(config, drop_condition=drop,
+                          masking="nclue.retrieval.controls.mask_condition, masked query "
+                                  "rendered again (as nclue retrieve --drop)",
+                          evaluate_on=("all queries" if drop <= 2 else
+                                       f"the {three} queries with 3 conditions (2-condition "
+                                       "queries keep their unmasked ranking)"))
+            e = entry(run_id, sha, f"{operation}; condition c{drop} masked", base, form, config,
+                      "controls")
+            e["family"] = "control"
+            entries.append(e)
+            log("%s written (%.1f s)" % (run_id, time.time() - t))
+        record_runs(entries)

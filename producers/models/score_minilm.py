@@ -20,7 +20,8 @@ import numpy as np
 from common import (BATCH_SIZE, BUILD, DEPTH, PAGES_TOP_DOCS, RELEASE, THREADS, input_hashes, log,
                     minilm_identity)
 from dense_lib import PageCollection
-from page_runs import all_query_texts, write_condition_runs, write_joint_runs
+from page_runs import (all_query_texts, masked_texts, write_condition_runs, write_joint_runs,
+                       write_masked_runs)
 
 from nclue.release import load_queries
 
@@ -57,6 +58,8 @@ def main():
                     help="forms whose condition-wise runs also use top-3 pages (others: best only)")
     ap.add_argument("--skip-joint", action="store_true")
     ap.add_argument("--skip-dec", action="store_true")
+    ap.add_argument("--masked", action="store_true",
+                    help="only the condition-masking controls (*_drop_c{1,2,3}.clean; issue 14)")
     args = ap.parse_args()
     queries = load_queries(args.queries)
     coll = PageCollection()
@@ -83,6 +86,14 @@ def main():
                 "environment": {k: ident[k] for k in ("torch", "transformers",
                                                       "sentence_transformers")}}
 
+    if args.masked:
+        # texts not already encoded above (a text shared with the unmasked runs, e.g. a
+        # 2-condition query under drop c3, keeps its vector, so its rows equal the base run's)
+        new = [t for t in masked_texts(queries) if t not in vec]
+        vec.update(encode_texts(new, BUILD / "minilm"))
+        write_masked_runs(coll, vec, queries, "minilm", entry, entries)
+        log("done: %d runs" % len(entries))
+        return
     if not args.skip_joint:
         write_joint_runs(coll, vec, queries, args.forms, "minilm", entry, entries)
     if not args.skip_dec:

@@ -27,10 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from common import (BATCH_SIZE, BUILD, DEPTH, PAGES_TOP_DOCS, RELEASE, ROOT, THREADS, input_hashes,
-                    log, package_version, sha256_file)
+from common import (BATCH_SIZE, BUILD, DEPTH, PAGES_INPUT, PAGES_TOP_DOCS, RELEASE, ROOT, THREADS,
+                    input_hashes, log, package_version, sha256_file)
 from dense_lib import PageCollection
-from page_runs import all_query_texts, write_condition_runs, write_joint_runs
+from page_runs import (all_query_texts, masked_texts, write_condition_runs, write_joint_runs,
+                       write_masked_runs)
 
 from nclue.release import load_queries
 
@@ -133,7 +134,7 @@ def embed(args) -> None:
     with open(FOLDER / "pages_index.jsonl", "w") as fh:
         for row in index:
             fh.write(json.dumps(row, sort_keys=True) + "\n")
-    manifest = {"input": "build/v1/pages.jsonl.gz", "input_sha256": in_sha, "pages": len(index),
+    manifest = {"input": PAGES_INPUT, "input_sha256": in_sha, "pages": len(index),
                 "dim": int(m.shape[1]), "nonzeros": int(m.nnz),
                 "mean_nonzeros_per_page": round(m.nnz / max(1, m.shape[0]), 1),
                 "settings": {"max_seq_length": MAX_LENGTH, "batch_size": BATCH_SIZE,
@@ -191,6 +192,14 @@ def score(args) -> None:
                 "weight_sha256": ident["weight_sha256"], "settings": settings, "sha256": sha,
                 "environment": {k: ident[k] for k in ("torch", "transformers")}}
 
+    if args.masked:
+        # texts not already encoded above (a text shared with the unmasked runs, e.g. a
+        # 2-condition query under drop c3, keeps its vector, so its rows equal the base run's)
+        new = [t for t in masked_texts(queries) if t not in vec]
+        vec.update(query_vectors(new))
+        write_masked_runs(coll, vec, queries, "splade", entry, entries)
+        log("done: %d runs" % len(entries))
+        return
     if not args.skip_joint:
         write_joint_runs(coll, vec, queries, args.forms, "splade", entry, entries)
     if not args.skip_dec:
@@ -203,7 +212,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     e = sub.add_parser("embed", help="encode every page (resumable)")
-    e.add_argument("--pages", default=str(ROOT / "build" / "v1" / "pages.jsonl.gz"))
+    e.add_argument("--pages", default=str(ROOT / PAGES_INPUT))
     s = sub.add_parser("score", help="write the frozen runs")
     s.add_argument("--queries", default=str(RELEASE / "queries.jsonl"))
     s.add_argument("--forms", nargs="+", default=["clean", "raw", "natural"])
@@ -212,6 +221,8 @@ def main():
                    help="forms whose condition-wise runs also use top-3 pages (others: best only)")
     s.add_argument("--skip-joint", action="store_true")
     s.add_argument("--skip-dec", action="store_true")
+    s.add_argument("--masked", action="store_true",
+                   help="only the condition-masking controls (*_drop_c{1,2,3}.clean; issue 14)")
     args = ap.parse_args()
     embed(args) if args.command == "embed" else score(args)
 

@@ -17,7 +17,7 @@ st = load_minilm()
 worst = 0.0
 with torch.no_grad():
     ref0 = torch.tensor(st.encode(texts, batch_size=32))
-    for layer in (1, 3, 5):
+    for layer in (0, 1, 3, 5):
         vec = torch.randn(3, 384, generator=torch.Generator().manual_seed(layer)) * 0.5
         steerer = Steerer(st, layer)
         full = steered_embeddings(st, steerer, texts, vec)

@@ -89,6 +89,9 @@ def main():
     ap.add_argument("--cells", nargs="*", default=None, help="names like spin_m5_l3 (default: all)")
     ap.add_argument("--random-layers", type=int, nargs="*", default=[3])
     ap.add_argument("--skip-oracle", action="store_true")
+    ap.add_argument("--random-only", action="store_true",
+                    help="write only the random-vector controls of the given cells (their trained "
+                         "runs are already frozen)")
     args = ap.parse_args()
     torch.set_num_threads(2)
     queries = load_queries(RELEASE / "queries.jsonl")
@@ -148,7 +151,7 @@ def main():
                                                layer)
             log("layer-%d states of %d test queries (%.0f s)" % (layer, len(qids), time.time() - t))
         states = states_cache[layer]
-        variants = [(f"{name}.natural", vectors, "trained")]
+        variants = [] if args.random_only else [(f"{name}.natural", vectors, "trained")]
         if layer in args.random_layers:
             rng = np.random.default_rng(20260 + 10 * m + layer)
             d = rng.standard_normal(vectors.shape)

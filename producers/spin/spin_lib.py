@@ -3,8 +3,8 @@
 Torch code for the producer only; ``nclue`` never imports it.
 
 * Steering: m learnable vectors epsilon_j in R^384 are added to the hidden state that leaves
-  transformer layer ``layer`` (1-based, 1..6; the paper's mid layer is L/2 = 3) through a forward
-  hook on ``encoder.layer[layer - 1]`` (hook checked in shared/notes/models.md: a zero vector
+  transformer layer ``layer`` (1-based, 1..6; the paper's mid layer is L/2 = 3; 0 = the embedding
+  output, Table 5's "L0") through a forward hook on ``encoder.layer[layer - 1]`` (``embeddings``) (hook checked in shared/notes/models.md: a zero vector
   reproduces ``st.encode`` bitwise). The vector is added at every token position, as in
   Algorithm 1 line 4 (h_l + epsilon). All encoder weights stay frozen.
 * Objective: the noisy-OR loss (Algorithm 1 lines 7-10), see ``noisy_or_loss``; the plain
@@ -30,13 +30,14 @@ def load_minilm(max_seq_length: int = 128, threads: int = 2):
 
 
 class Steerer:
-    """Adds ``self.offsets`` (shape [batch, 1, H] or [H]) to the output of one encoder layer."""
+    """Adds ``self.offsets`` (shape [batch, 1, H] or [H]) to the output of one encoder layer
+    (``layer`` 1..L), or to the embedding output (``layer`` 0: "from layer 0", Table 5's L0)."""
 
     def __init__(self, st, layer: int):
         bert = st[0].auto_model
         n_layers = bert.config.num_hidden_layers
-        if not 1 <= layer <= n_layers:
-            raise ValueError(f"layer must be in 1..{n_layers}, got {layer}")
+        if not 0 <= layer <= n_layers:
+            raise ValueError(f"layer must be in 0..{n_layers}, got {layer}")
         self.offsets = None
 
         def add(module, inputs, output):
@@ -46,7 +47,8 @@ class Steerer:
                 return output + self.offsets
             return (output[0] + self.offsets,) + tuple(output[1:])
 
-        self.handle = bert.encoder.layer[layer - 1].register_forward_hook(add, prepend=True)
+        target = bert.embeddings if layer == 0 else bert.encoder.layer[layer - 1]
+        self.handle = target.register_forward_hook(add, prepend=True)
 
     def remove(self):
         self.handle.remove()
