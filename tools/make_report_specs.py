@@ -207,6 +207,10 @@ FIGURE_LABELS = {  # short point labels of Figure 2(b), by (base, variant) of th
     ('bm25_or.clean', 'rrf_bm25_or+bm25_sdr.clean'): 'BM25-OR → RRF with BM25 SDR',
     ('bm25_or.clean', 'minilm_pool_best_bm25_or.clean'): 'BM25-OR → MiniLM re-scoring',
     ('minilm_joint_best.natural', 'spin_m5_l1.natural'): 'MiniLM joint → SPIN (m5, l1)',
+    ('splade_joint_best.clean', 'splade_cond_hmean_best.clean'): 'SPLADE joint → condition hmean',
+    ('minilm_joint_top3.clean', 'rrf_bm25_and+minilm_joint_top3.clean'): 'MiniLM top-3 → RRF with BM25-AND',
+    ('bm25_and.clean', 'rrf_bm25_and+minilm_joint_top3.clean'): 'BM25-AND → RRF with MiniLM top-3',
+    ('splade_joint_top3.clean', 'rrf_bm25_and+splade_joint_top3.clean'): 'SPLADE top-3 → RRF with BM25-AND',
     # v2 (the paired table's clean contrasts)
     ('bm25_and.clean', 'bm25_sdr.clean'): 'BM25-AND → SDR',
     ('bm25_or.clean', 'bm25_cond_hmean.clean'): 'BM25-OR → condition hmean',
