@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from nclue.layout import ReleaseLayout  # noqa: E402
+from nclue.run_index import record_entries  # noqa: E402
 from nclue.formats import (iter_jsonl, read_json, sha256_file,  # noqa: E402
                            write_json_atomic, write_jsonl_atomic)
 
@@ -107,20 +109,6 @@ def write_run_rows(run_id: str, rows: List[dict]) -> str:
     return sha256_file(path)
 
 
-def _locked(path: Path):
-    """The index lock protocol of nclue/commands/retrieve.py: create ``<name>.lock`` with
-    O_EXCL, wait up to 60 s, remove it when done (so concurrent producers never lose entries)."""
-    lock = path.with_name(path.name + ".lock")
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            return lock, os.open(str(lock), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{lock}: lock held for over a minute; remove it if stale")
-            time.sleep(0.2)
-
-
 INDEX_FIELDS = ("id", "file", "family", "operation", "base", "form", "configuration", "producer",
                 "model", "package_version", "weight_sha256", "settings", "sha256", "block",
                 "privileged", "inputs")
@@ -138,18 +126,9 @@ def record_runs(entries: List[dict]) -> None:
         byid[e["id"]] = e
     prov["runs"] = [byid[k] for k in sorted(byid)]
     write_json_atomic(PROVENANCE, prov)
-    INDEX.parent.mkdir(parents=True, exist_ok=True)
-    lock, handle = _locked(INDEX)
-    try:
-        index = read_json(INDEX) if INDEX.exists() else {"runs": []}
-        ids = {x["id"] for x in entries}
-        keep = [e for e in index["runs"] if e.get("id") not in ids]
-        new = [{k: e[k] for k in INDEX_FIELDS if k in e} for e in entries]
-        index["runs"] = sorted(keep + new, key=lambda e: str(e.get("id")))
-        write_json_atomic(INDEX, index)
-    finally:
-        os.close(handle)
-        os.unlink(str(lock))
+    # runs/index.json is written only by nclue.run_index (locked, atomic, sorted by id)
+    record_entries(ReleaseLayout(RELEASE), [{k: e[k] for k in INDEX_FIELDS if k in e}
+                                            for e in entries])
 
 
 def top_k_desc(scores, k: int):
