@@ -51,6 +51,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .claims import format_fixed, load_claims
 from .errors import InputError
+from .layout import RepositoryLayout
 
 #: files whose table rows must have every number bound or excluded
 STRICT_TABLES = ("README.md", "DATASHEET.md")
@@ -165,7 +166,7 @@ class _Values:
 
     def claim(self, release: str, table: str, row: str, column: str) -> Tuple[float, int]:
         if release not in self._claims:
-            path = self.root / "data" / release / "claims.json"
+            path = RepositoryLayout(self.root).release(release).claims
             if not path.is_file():
                 self._claims[release] = None
             else:

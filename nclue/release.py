@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .errors import InputError, clip
 from .formats import PathLike, field, iter_jsonl, list_of_str
+from .layout import ReleaseLayout
 
 FORMS = ("raw", "clean", "natural")
 _INT = frozenset((int,))
@@ -114,13 +115,8 @@ def render_forms(conditions: Tuple[str, ...], raw: Optional[str] = None) -> Dict
 
 
 def _release_file(folder: Path, stem: str, required: bool = True) -> Optional[Path]:
-    for name in (f"{stem}.jsonl", f"{stem}.jsonl.gz"):
-        candidate = folder / name
-        if candidate.exists():
-            return candidate
-    if required:
-        raise InputError(folder / f"{stem}.jsonl", "file not found")
-    return None
+    """A release's ``<stem>.jsonl`` or ``.jsonl.gz`` (:class:`nclue.layout.ReleaseLayout`)."""
+    return ReleaseLayout(folder).existing_jsonl(stem, required)
 
 
 def release_input_files(folder: PathLike) -> List[Path]:

@@ -42,7 +42,7 @@ def resolve_release_folder(path: PathLike) -> Path:
     """
     folder = Path(path)
     for candidate in (folder, folder / "data" / "v1"):
-        if any((candidate / n).exists() for n in ("queries.jsonl", "queries.jsonl.gz")):
+        if ReleaseLayout(candidate).is_release():
             return candidate
     raise InputError(folder, "no release here (expected queries.jsonl, or data/v1/queries.jsonl)")
 

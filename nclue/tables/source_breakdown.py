@@ -11,7 +11,7 @@ with the +1 correction).
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from .. import inference
 from ..context import ReleaseContext

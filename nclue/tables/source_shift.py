@@ -17,6 +17,7 @@ from typing import Dict, Optional, Tuple
 
 from .. import inference
 from ..context import ReleaseContext
+from ..layout import ReleaseLayout
 from ..errors import InputError
 from ..inference.montecarlo import paired_bounds_error
 from ..measures import Measure
@@ -55,7 +56,7 @@ def direction(a: float, b: float) -> int:
 
 def other_context(ctx: ReleaseContext, name: str) -> ReleaseContext:
     folder = ctx.layout.folder.parent / name
-    if name == ctx.name or not (folder / "queries.jsonl").exists():
+    if name == ctx.name or not ReleaseLayout(folder).is_release():
         raise InputError(ctx.layout.report_spec, f"other release {name!r}: no release folder "
                                                  f"{folder} beside {ctx.name!r}")
     return ReleaseContext(folder, ctx.ties, ctx.k, ctx.registry)
