@@ -64,7 +64,7 @@ from fractions import Fraction
 from itertools import product
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .metrics import QueryFacts, QueryOutcome, first_ranks, is_page_scored, surfaced_pages
+from .query_outcomes import QueryFacts, QueryOutcome, first_ranks, is_page_scored, surfaced_pages
 from .runs import Ranking, Run
 
 ZERO = Fraction(0)
