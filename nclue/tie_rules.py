@@ -36,6 +36,20 @@ def has_ties(ranking: Ranking) -> bool:
     return len(set(ranking.scores)) != len(ranking.scores)
 
 
+def ties_touch_judged(ranking: Ranking, judged: Mapping[str, int]) -> bool:
+    """Whether some tie group (two or more documents with one score) holds a judged document.
+
+    Permuting a group of unjudged documents moves no judged document's rank and brings no
+    support pages into or out of the top k, so every measure keeps its value under every rule.
+    """
+    seen: Dict[float, int] = {}
+    for score in ranking.scores:
+        seen[score] = seen.get(score, 0) + 1
+    tied = {score for score, n in seen.items() if n > 1}
+    return any(score in tied for docid, score in zip(ranking.docs, ranking.scores)
+               if docid in judged)
+
+
 class TieView:
     """Per-query vectors of a :class:`nclue.context.ReleaseContext`'s runs under every tie rule
     (cached per run); the context's own rule is the context's vectors."""
@@ -82,8 +96,8 @@ class TieView:
         if key not in self._changed:
             out = {}
             for qid, ranking in self.ctx.run(run_id).rankings.items():
-                if not has_ties(ranking):
-                    continue  # no tied scores: every rule gives this ranking's value
+                if not has_ties(ranking) or not ties_touch_judged(ranking, self.facts[qid].clues):
+                    continue  # no tie that moves a judged document: every rule gives its value
                 if rule not in ORDER_RULES:
                     out[qid] = ranking
                     continue

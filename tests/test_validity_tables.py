@@ -193,3 +193,16 @@ class ExampleTables(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TiesTouchJudged(unittest.TestCase):
+    """A tie among unjudged documents changes no measure, so the tie views skip it."""
+
+    def test_rule(self):
+        from nclue.runs import Ranking
+        from nclue.tie_rules import ties_touch_judged
+        judged = {"g": 2, "s": 1}
+        self.assertFalse(ties_touch_judged(Ranking("q", ("g", "u1", "u2"), (3.0, 1.0, 1.0)), judged))
+        self.assertTrue(ties_touch_judged(Ranking("q", ("u1", "g", "u2"), (2.0, 2.0, 1.0)), judged))
+        self.assertTrue(ties_touch_judged(Ranking("q", ("s", "u1"), (1.0, 1.0)), judged))
+        self.assertFalse(ties_touch_judged(Ranking("q", ("g", "s"), (2.0, 1.0)), judged))
