@@ -19,7 +19,7 @@ from .figures import COLOURS, esc, fmt
 
 WIDTH = 800
 HEIGHT = 420
-TOP = 60.0
+TOP = 80.0
 BOTTOM = 350.0          # y of the 0 line
 LEFT = 60.0
 RIGHT = 780.0
@@ -94,7 +94,7 @@ def hit_rank_svg(series: Sequence[Tuple[str, Sequence[Tuple[int, float]]]], titl
         ranks = sorted(points)
         slot = panel_w / max(r for r, _ in ranks)
         out.append(f'<g class="panel" data-series="{esc(label)}">')
-        out.append(f'<text x="{fmt(x0 + panel_w / 2)}" y="{fmt(TOP - 12)}" font-size="13" '
+        out.append(f'<text x="{fmt(x0 + panel_w / 2)}" y="{fmt(TOP - 30)}" font-size="13" '
                    f'text-anchor="middle" font-weight="bold">({chr(97 + i)}) {esc(label)}</text>')
         for r, v in ranks:
             bx = x0 + (r - 1) * slot + slot * (1 - BAR_FILL) / 2
