@@ -8,7 +8,7 @@ per-query outcomes at each cutoff, and the per-query vectors of every measure as
 """
 
 from dataclasses import replace
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .coverage import (PerspectiveQuery, per_query_coverage, perspectives_from_release,
                        rankings_of)
@@ -45,6 +45,7 @@ class ReleaseContext:
         self._outcomes: Dict[Tuple[str, int], Mapping[str, QueryOutcome]] = {}
         self._coverage: Dict[Tuple[str, int], Vector] = {}
         self._perspectives: Optional[Mapping[str, PerspectiveQuery]] = None
+        self._derived: Dict[Tuple, object] = {}
 
     @property
     def name(self) -> str:
@@ -152,6 +153,13 @@ class ReleaseContext:
             raise InputError(self.layout.report_spec,
                              f"run {run_id!r} has no per-query {measure.name!r}")
         return aggregate({measure.name: vector}, qids, self.registry)[measure.name]
+
+    def derived(self, key: Tuple, compute: Callable[[], object]) -> object:
+        """A value computed once per context (several tables read one computation, e.g. the
+        Multi³IR section's tables); ``key`` names it and its settings."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     def label(self, run_id: str) -> str:
         entry = self.index.get(run_id)

@@ -72,7 +72,7 @@ def report_document(ctx: ReleaseContext, spec: ReportSpec, tables: Tuple[Table, 
             explained = {f.id: f.explanation for f in specs[table.table_id].findings
                          if f.explanation}
             heading = ("Which of the paper's directional findings replicate here"
-                       if kinds[table.table_id] == findings_kind else table.title)
+                       if table.table_id == findings_kind else table.title)
             blocks += [Heading(2, heading),
                        Paragraph("; ".join(f"{n} {text}" for text, n in counts.items()) + "."),
                        BulletList(tuple(findings_sentences(table, explained)))]

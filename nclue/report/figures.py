@@ -14,6 +14,9 @@ from typing import Dict, Optional, Tuple
 from .. import inference
 from ..context import ReleaseContext
 from ..figures import LandscapePoint, PairedEffect, delta_plane_svg, landscape_svg
+from ..multi3ir_figure import hit_rank_svg
+from ..multi3ir_tables import hit_rank_series
+from ..tables.multi3ir import Multi3irSpec, section_tables
 from ..tables.spec import SpecKind, setting
 
 
@@ -80,9 +83,33 @@ def delta_plane_figure(spec: DeltaPlaneSpec, ctx: ReleaseContext) -> str:
                            figure_id=spec.id)
 
 
+@dataclass(frozen=True)
+class PerspectiveHitsSpec:
+    id: str = setting("text", "figure id (file `figures/<id>.svg`)")
+    kind: str = setting("text", "`perspective_hits`")
+    title: Optional[str] = setting("text", "title drawn in the figure", None)
+    caption: Optional[str] = setting("text", "caption in the report (default: the id)", None)
+    section: str = setting("text", "the Multi³IR section file (as in the `multi3ir` tables)")
+    seed: int = setting("seed", "resampling seed of the section", 11)
+    replicates: int = setting("count", "bootstrap replicates of the section", 1000)
+    draws: int = setting("count", "sign-flip draws of the section", 10000)
+
+
+def perspective_hits_figure(spec: PerspectiveHitsSpec, ctx: ReleaseContext) -> str:
+    """Multi³IR Figure 4 analogue: Hit@k per perspective rank within the query, naive vs
+    multi-query retrieval (the section's ``m3_figure4`` table, drawn by
+    :func:`nclue.multi3ir_figure.hit_rank_svg`)."""
+    section = Multi3irSpec(spec.id, "multi3ir", None, spec.section, "m3_figure4", spec.seed,
+                           spec.replicates, spec.draws)
+    table = section_tables(section, ctx)["m3_figure4"]
+    return hit_rank_svg(hit_rank_series(table), spec.title or table.title, figure_id=spec.id)
+
+
 FIGURE_KINDS = {kind.name: kind for kind in (
     SpecKind("landscape", LandscapeSpec, landscape_figure,
               "Figure 2(a) analogue: Gold Hit@k against n-Clue Score@k, one point per run."),
     SpecKind("delta_plane", DeltaPlaneSpec, delta_plane_figure,
               "Figure 2(b) analogue: paired effects with family-bootstrap intervals on both axes."),
+    SpecKind("perspective_hits", PerspectiveHitsSpec, perspective_hits_figure,
+              "Multi³IR Figure 4 analogue: Hit@k by perspective rank, naive vs multi-query."),
 )}

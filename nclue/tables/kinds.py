@@ -8,7 +8,7 @@ from typing import List, Mapping, Sequence
 
 from ..context import ReleaseContext
 from ..errors import InputError
-from . import (contrasts, coverage, findings, forms, instrument, label_audit, membership, outcomes,
+from . import (contrasts, coverage, findings, forms, instrument, label_audit, membership, multi3ir, outcomes,
                page_evidence, paired_tests, scorecard, sensitivity, slices)
 from . import (coverage_by_n, density_matched, difficulty_regression,
                length_matched, masking, metric_agreement, observations, ranked_matrix,
@@ -20,7 +20,7 @@ TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
     instrument.KIND, scorecard.KIND, outcomes.KIND, page_evidence.KIND, slices.KIND, forms.KIND,
     coverage.KIND, contrasts.KIND, sensitivity.KIND, membership.KIND, paired_tests.KIND,
     findings.KIND, label_audit.STATUS, label_audit.QUOTE_AUDIT, label_audit.IMPACT_RUNS,
-    label_audit.IMPACT_SUMMARY,
+    label_audit.IMPACT_SUMMARY, multi3ir.KIND,
     # construct validity and uncertainty (issue 14)
     length_matched.KIND, density_matched.KIND, difficulty_regression.KIND, metric_agreement.KIND,
     coverage_by_n.KIND, worked_example.KIND, masking.KIND, source_shift.KIND,
