@@ -54,6 +54,12 @@ STAGES = {  # cProfile's cumulative time of these functions, by stage
     "scoring (per-query outcomes and coverage)": ("metrics.py:outcomes", "coverage.py:per_query_coverage"),
     "resampling and sensitivity": ("contrasts.py:build", "sensitivity.py:build", "findings.py:build",
                                    "paired_tests.py:build", "figures.py:delta_plane_figure"),
+    "validity analyses (tie rules, regression, matching, observations, ranked matrix)": (
+        "tie_sensitivity.py:build", "difficulty_regression.py:build", "observations.py:build",
+        "ranked_matrix.py:build", "length_matched.py:build", "density_matched.py:build",
+        "masking.py:build", "source_shift.py:build", "source_breakdown.py:build"),
+    "Multi3IR section": ("multi3ir.py:section_tables",),
+    "re-deriving files (slices, families, stats, Croissant)": ("verification.py:check_derived",),
     "rendering and comparing files": ("verification.py:regenerated_files", "verification.py:compare_files"),
 }
 

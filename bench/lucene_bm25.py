@@ -50,7 +50,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from nclue.exports import read_release_pages, split_page_id  # noqa: E402
+from nclue.exports import split_page_id  # noqa: E402
 from nclue.formats import write_json_atomic  # noqa: E402
 from nclue.metrics import aggregate, outcomes, per_query_from_outcomes, query_facts  # noqa: E402
 from nclue.release import load_release  # noqa: E402
@@ -332,7 +332,7 @@ def nclue_runs(args, release, lucene_norms=False):
 
 
 def agreement(ours, theirs):
-    identical = overlap_sum = 0
+    identical = 0
     overlaps = []
     max_rel = 0.0
     rel_diffs = []

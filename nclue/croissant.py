@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from .formats import PathLike, dumps_canonical, sha256_file
-from .release import load_release
+from .release import Release, load_release
 
 CROISSANT_NAME = "croissant.json"
 CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
@@ -124,10 +124,12 @@ def _stem(files: List[str], stem: str) -> Optional[str]:
     return None
 
 
-def metadata(release_dir: PathLike) -> Dict[str, Any]:
-    """The Croissant JSON-LD object for one release folder (validated with the release loader)."""
+def metadata(release_dir: PathLike, release: Optional[Release] = None) -> Dict[str, Any]:
+    """The Croissant JSON-LD object for one release folder (validated with the release loader,
+    unless the caller passes the release it has loaded already)."""
     folder = Path(release_dir)
-    release = load_release(folder)  # refuses an invalid release before describing it
+    if release is None:
+        release = load_release(folder)  # refuses an invalid release before describing it
     files = _data_files(folder)
     run_files = [n for n in files if n.startswith("runs/") and n.endswith(".jsonl.gz")]
     distribution = [_file_object(folder, n) for n in files]
@@ -219,16 +221,16 @@ def metadata(release_dir: PathLike) -> Dict[str, Any]:
     }
 
 
-def metadata_text(release_dir: PathLike) -> str:
+def metadata_text(release_dir: PathLike, release: Optional[Release] = None) -> str:
     """Canonical JSON text (sorted keys, 2-space indent, final newline) of :func:`metadata`."""
-    return dumps_canonical(metadata(release_dir), indent=2) + "\n"
+    return dumps_canonical(metadata(release_dir, release), indent=2) + "\n"
 
 
-def stale(release_dir: PathLike) -> Optional[str]:
+def stale(release_dir: PathLike, release: Optional[Release] = None) -> Optional[str]:
     """None when ``<release>/croissant.json`` equals the regenerated metadata, else the problem."""
     path = Path(release_dir) / CROISSANT_NAME
     if not path.exists():
         return f"{path}: missing (run nclue croissant --release {release_dir})"
-    if path.read_text(encoding="utf-8") != metadata_text(release_dir):
+    if path.read_text(encoding="utf-8") != metadata_text(release_dir, release):
         return f"{path}: stale (run nclue croissant --release {release_dir})"
     return None

@@ -161,7 +161,7 @@ def check_derived(repo: RepositoryLayout, ctx: ReleaseContext, summary: Summary)
         summary.add("derived", rel, not problems, "; ".join(problems))
     croissant = ctx.layout.folder / CROISSANT_NAME  # Croissant metadata (nclue croissant)
     if croissant.exists():
-        problem = croissant_stale(ctx.layout.folder)
+        problem = croissant_stale(ctx.layout.folder, ctx.release)
         summary.add("derived", croissant.relative_to(repo.root).as_posix(), problem is None,
                     problem or "")
     checked, problems = check_repairs(ctx.release)  # label repairs (nclue audit repair)
@@ -193,7 +193,7 @@ def reproduce_release(repo: RepositoryLayout, layout: ReleaseLayout, mode: str, 
                   summary, write=mode != "verify")
     cells, decimals = report.cells(), report.decimals()
     if mode == "freeze" and (ctx.layout.folder / CROISSANT_NAME).exists():
-        write_text_atomic(ctx.layout.folder / CROISSANT_NAME, croissant_text(ctx.layout.folder))
+        write_text_atomic(ctx.layout.folder / CROISSANT_NAME, croissant_text(ctx.layout.folder, ctx.release))
     if mode == "freeze":
         write_json_atomic(layout.claims, freeze_claims(layout.name, cells, decimals))
     claims_rel = layout.claims.relative_to(repo.root).as_posix()

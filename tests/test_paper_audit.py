@@ -441,7 +441,6 @@ class SeedReread(unittest.TestCase):
 
     def check_document(self, doc, seed):
         problems = []
-        flat = norm(seed)
         for item in doc["prose"]:
             if item["context"] not in seed:
                 problems.append(f"prose {item['id']}: context not in seed")

@@ -6,7 +6,7 @@ import tempfile
 import unittest
 
 from tests import construction_fixture as fx
-from nclue.formats import iter_jsonl, write_jsonl_atomic
+from nclue.formats import write_jsonl_atomic
 from nclue.instrument.config import from_dict
 from nclue.instrument.construction import construct
 from nclue.instrument.inputs import read_build

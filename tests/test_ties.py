@@ -8,8 +8,6 @@ averaging. A few cases are also worked out by hand (arithmetic in comments).
 import io
 import math
 import random
-import subprocess
-import sys
 import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
@@ -20,7 +18,7 @@ from pathlib import Path
 from nclue.cli import main
 from nclue.metrics import QueryFacts, evaluate, per_query, query_outcome
 from nclue.release import load_release
-from nclue.runs import Ranking, Run, load_run
+from nclue.runs import Ranking, load_run
 from nclue.ties import (expected_auc, expected_gold_hit, expected_nclue, expected_outcome,
                         tie_decided_queries, tie_decides, tie_groups)
 

@@ -3,7 +3,6 @@ release of tests/construction_fixture.py, including deliberately corrupted copie
 
 import json
 import os
-import shutil
 import tempfile
 import unittest
 from pathlib import Path

@@ -1,7 +1,6 @@
 """reproduce.py writes nothing (issue 17): a read-only copy verifies, an interrupted or killed run
 leaves the tree as it was, and two concurrent runs both verify without disturbing each other."""
 
-import os
 import shutil
 import signal
 import stat
