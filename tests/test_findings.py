@@ -78,5 +78,74 @@ class ExampleFindings(unittest.TestCase):
             self.assertEqual((cells["ci_lo"], cells["ci_hi"]), (100.0 * alone.lo, 100.0 * alone.hi))
 
 
+class DispersionGapFinding(unittest.TestCase):
+    """The Multi3IR Table 7 interaction: gain among the most dispersed quarter of the queries
+    minus gain among the most clustered quarter."""
+
+    # 8 queries; dispersions put a,b in the lowest quartile and g,h in the highest
+    DISPERSIONS = {"a": 0.10, "b": 0.20, "c": 0.30, "d": 0.40, "e": 0.50, "f": 0.60,
+                   "g": 0.70, "h": 0.80}
+    DIFF = {"a": 0.0, "b": 0.5, "c": 1.0, "d": 1.0, "e": 0.0, "f": 0.0, "g": 1.0, "h": 0.5}
+
+    def test_gap_by_hand(self):
+        from nclue import inference
+        from nclue.tables.findings import quartile_gap
+        # one family: every replicate redraws all eight queries, so each replicate is the gap
+        resampler = inference.Resampler(self.DIFF, {q: "all" for q in self.DIFF}, seed=3)
+        gap, stats = quartile_gap(self.DIFF, self.DISPERSIONS, resampler, 20)
+        # highest quartile {g, h}: (1 + 0.5) / 2 = 0.75; lowest {a, b}: (0 + 0.5) / 2 = 0.25
+        self.assertAlmostEqual(gap, 0.5)
+        self.assertEqual(len(stats), 20)
+        for value in stats:
+            self.assertAlmostEqual(value, 0.5)
+
+    def test_replicates_recount_the_groups(self):
+        from nclue import inference
+        from nclue.tables.findings import quartile_gap
+        # two families, {a, c, e, g} and {b, d, f, h}: a replicate draws (x, x), (x, y) or (y, y).
+        families = {q: ("x" if q in "aceg" else "y") for q in self.DIFF}
+        resampler = inference.Resampler(self.DIFF, families, seed=4)
+        _, stats = quartile_gap(self.DIFF, self.DISPERSIONS, resampler, 200)
+        # (x, x): g - a = 1 - 0 = 1; (y, y): h - b = 0.5 - 0.5 = 0; one of each: the full gap 0.5
+        self.assertTrue(set(round(v, 12) for v in stats) <= {0.0, 0.5, 1.0})
+        self.assertEqual(len(set(round(v, 12) for v in stats)), 3)
+
+    def test_queries_outside_the_runs_are_refused(self):
+        from nclue import inference
+        from nclue.tables.findings import quartile_gap
+        diff = {q: v for q, v in self.DIFF.items() if q != "h"}
+        resampler = inference.Resampler(diff, {q: q for q in diff}, seed=1)
+        with self.assertRaisesRegex(ValueError, "not scored by both runs"):
+            quartile_gap(diff, self.DISPERSIONS, resampler, 5)
+
+    def test_example_release_names_the_spec(self):
+        import json
+        import shutil
+        import tempfile
+        from nclue.errors import InputError
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp) / "example"
+            shutil.copytree(ROOT / "data" / "example", folder)
+            (folder / "facts").mkdir()
+            (folder / "facts" / "dispersion.jsonl").write_text("".join(
+                json.dumps({"qid": q, "dispersion": d}) + "\n"
+                for q, d in zip(["q1", "q2", "q3", "q4", "q5", "q6"],
+                                [0.1, 0.2, 0.3, 0.4, 0.5, 0.6])), encoding="utf-8")
+            ctx = ReleaseContext(folder)
+            spec = {"id": "f", "kind": "findings", "replicates": 50, "findings": [
+                {"id": "gap", "statement": "s", "base": "example_lexical",
+                 "variant": "example_dense", "measure": "hc@10", "direction": "+",
+                 "dispersion_quartiles": "facts/dispersion.jsonl"}]}
+            # quartiles of 6 queries: q1, q2 | q3 | q4, q5 | q6. HC@10 gains of dense over
+            # lexical (test_hard_coverage_finding): q3 0.5, q6 1.0, the rest 0. The top quartile
+            # {q6} shares its family with q5; a replicate that never draws that family has no
+            # top-quartile query, so 50 replicates cannot all be computed: refused, naming the spec.
+            with self.assertRaisesRegex(InputError, "drew no query of a group"):
+                table_from_dict(spec, ctx)
+            spec["findings"][0]["dispersion_quartiles"] = "facts/missing.jsonl"
+            with self.assertRaises(InputError):
+                table_from_dict(spec, ctx)
+
+
 if __name__ == "__main__":
     unittest.main()

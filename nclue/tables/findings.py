@@ -25,6 +25,12 @@ interval lies inside (-m, m) (equivalence shown), ``-2`` when it lies entirely o
 (an effect beyond the margin), ``0`` otherwise (inconclusive: equivalence not shown).
 "The interval covers zero" alone is never read as "no effect".
 
+A finding with ``dispersion_quartiles`` tests an interaction instead (Multi3IR Table 7: "gains
+are largest on dispersed queries"): its delta is the variant-minus-base gain among the most
+dispersed quarter of the queries minus the gain among the most clustered quarter, with the same
+family bootstrap (:func:`nclue.inference.groups.group_difference_distribution`); its Base and
+Variant cells are empty.
+
 Every row also gives the Monte Carlo SE of its interval bound nearest zero and a fragility
 flag (1 when the verdict could flip within two Monte Carlo SE; :mod:`nclue.inference.montecarlo`).
 
@@ -39,10 +45,12 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from .. import inference
 from ..claims import format_fixed
 from ..inference.equivalence import EQUIVALENT, NOT_EQUIVALENT, equivalence_verdict
+from ..coverage import load_dispersions, quartiles
+from ..inference.groups import group_difference_distribution
 from ..inference.montecarlo import bootstrap_distribution, interval_fragile, quantile_se
 from ..inference.resampling import _paired, percentile
 from ..context import ReleaseContext
-from ..errors import InputError
+from ..errors import InputError, NclueError
 from ..measures import Measure
 from .model import Column, Table
 from .spec import SpecKind, setting, spec_title
@@ -86,6 +94,11 @@ class Finding:
     untestable: Optional[str] = setting("text", "why the release cannot test it (no runs)", None)
     explanation: Optional[str] = setting("text", "what the data show (printed after the verdict)",
                                          None)
+    dispersion_quartiles: Optional[str] = setting(
+        "text", "a per-query dispersion facts file, relative to the release folder (format: "
+        "nclue.coverage.load_dispersions); the delta is then the variant-minus-base gain in the "
+        "most dispersed quartile minus the gain in the most clustered one (Multi3IR Table 7)",
+        None)
 
 
 @dataclass(frozen=True)
@@ -127,14 +140,28 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
                              f"measure {item.measure.name!r} is not available for both runs")
         resampler = inference.shared_resampler(resamplers, base, ctx.families, spec.seed)
         diff = _paired(base, variant)
-        stats = bootstrap_distribution(resampler, diff, spec.replicates)
+        if item.dispersion_quartiles is None:
+            stats = bootstrap_distribution(resampler, diff, spec.replicates)
+            cells = {"base": 100.0 * math.fsum(base.values()) / len(base),
+                     "variant": 100.0 * math.fsum(variant.values()) / len(variant),
+                     "delta": 100.0 * math.fsum(diff.values()) / len(diff)}
+            label = (f"{item.statement} [{item.measure.name}: {item.base} -> {item.variant}, "
+                     f"paper: {item.direction}]")
+        else:
+            path = ctx.layout.folder / item.dispersion_quartiles
+            dispersions = load_dispersions(path)  # a bad file is named with its line
+            try:
+                delta, stats = quartile_gap(diff, dispersions, resampler, spec.replicates)
+            except (ValueError, NclueError) as exc:
+                raise InputError(ctx.layout.report_spec, f"{where}: {path.name}: {exc}") from None
+            cells = {"base": None, "variant": None, "delta": 100.0 * delta}
+            label = (f"{item.statement} [{item.measure.name}: gain of {item.variant} over "
+                     f"{item.base} in the most dispersed minus the most clustered quartile, "
+                     f"paper: {item.direction}]")
         lo, hi = percentile(stats, ALPHA), percentile(stats, 1 - ALPHA)
         se_lo, se_hi = quantile_se(stats, ALPHA), quantile_se(stats, 1 - ALPHA)
-        cells = {"base": 100.0 * math.fsum(base.values()) / len(base),
-                 "variant": 100.0 * math.fsum(variant.values()) / len(variant),
-                 "delta": 100.0 * math.fsum(diff.values()) / len(diff),
-                 "ci_lo": 100.0 * lo, "ci_hi": 100.0 * hi,
-                 "se": 100.0 * (se_lo if abs(lo) <= abs(hi) else se_hi)}
+        cells.update({"ci_lo": 100.0 * lo, "ci_hi": 100.0 * hi,
+                      "se": 100.0 * (se_lo if abs(lo) <= abs(hi) else se_hi)})
         lo90 = hi90 = None
         if item.direction == "0":
             alpha = (1 - EQUIVALENCE_LEVEL) / 2
@@ -149,8 +176,6 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
         cells["fragile"] = 1.0 if fragile else 0.0
         cells["verdict"] = float(verdict(item.direction, cells["delta"], cells["ci_lo"],
                                          cells["ci_hi"], item.margin, lo90, hi90))
-        label = (f"{item.statement} [{item.measure.name}: {item.base} -> {item.variant}, "
-                 f"paper: {item.direction}]")
         rows.append((item.id, label, cells))
     note = ("Percentage points; variant minus base; 95% family-clustered percentile bootstrap "
             f"({spec.replicates} replicates, seed {spec.seed}); no-effect findings: two one-sided "
@@ -161,6 +186,23 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
             + "; ".join(f"{code} = {text}" for code, text in NULL_VERDICT_TEXT.items()) + ".")
     return Table(spec.id, spec_title(spec, "Do the paper's directional findings replicate?"),
                  columns, tuple(rows), note)
+
+
+def quartile_gap(diff: Mapping[str, float], dispersions: Mapping[str, float],
+                 resampler: "inference.Resampler", replicates: int) -> Tuple[float, List[float]]:
+    """Gain in the most dispersed quartile minus gain in the most clustered one (``diff`` is the
+    per-query variant-minus-base vector) and its sorted family-bootstrap replicates. Quartiles
+    as in Multi3IR Table 7: :func:`nclue.coverage.quartiles` over every query of
+    ``dispersions``, each of which must be in ``diff``."""
+    groups = quartiles(dispersions)
+    outside = sorted(q for q in groups if q not in diff)
+    if outside:
+        raise ValueError(f"{len(outside)} queries with a dispersion are not scored by both runs "
+                         f"(first {outside[0]!r})")
+    high = [q for q, g in groups.items() if g == 3]
+    low = [q for q, g in groups.items() if g == 0]
+    gap = math.fsum(diff[q] for q in high) / len(high) - math.fsum(diff[q] for q in low) / len(low)
+    return gap, group_difference_distribution(resampler, diff, low, high, replicates)
 
 
 def findings_sentences(table: Table, explanations: Optional[Dict[str, str]] = None) -> List[str]:
