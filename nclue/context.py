@@ -8,12 +8,13 @@ per-query outcomes at each cutoff, and the per-query vectors of every measure as
 """
 
 from dataclasses import replace
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .coverage import (PerspectiveQuery, per_query_coverage, perspectives_from_release,
                        rankings_of)
 from .errors import InputError
 from .formats import PathLike
+from .inference.resampling import Resampler
 from .layout import ReleaseLayout
 from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry
 from .metrics import QueryOutcome, aggregate, outcomes, per_query_from_outcomes, query_facts
@@ -160,6 +161,14 @@ class ReleaseContext:
         if key not in self._derived:
             self._derived[key] = compute()
         return self._derived[key]
+
+    def resampler(self, qids: Iterable[str], seed: int) -> Resampler:
+        """The family Resampler of one query set and seed, shared by every table of this context
+        (its draws depend only on the seed and the families, so each table's numbers are those
+        of a Resampler of its own; sharing only saves drawing them again)."""
+        qids = frozenset(qids)
+        return self.derived(("resampler", seed, qids),
+                            lambda: Resampler(qids, self.families, seed=seed))
 
     def label(self, run_id: str) -> str:
         entry = self.index.get(run_id)

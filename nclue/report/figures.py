@@ -9,7 +9,7 @@ Drawing is :mod:`nclue.figures`; these builders only pick the runs and compute t
 """
 
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Optional, Tuple
 
 from .. import inference
 from ..context import ReleaseContext
@@ -67,13 +67,12 @@ def delta_plane_figure(spec: DeltaPlaneSpec, ctx: ReleaseContext) -> str:
     """Figure 2(b) analogue: paired effects with family-bootstrap intervals on both axes."""
     hit, score = ctx.registry.measure("gold_hit", ctx.k), ctx.registry.measure("nclue_score", ctx.k)
     effects = []
-    resamplers: Dict[frozenset, inference.Resampler] = {}  # shared draws; same intervals
     for item in spec.effects:
         intervals = []
         for measure in (hit, score):
             base = ctx.vectors(item.base)[measure.name]
             variant = ctx.vectors(item.variant)[measure.name]
-            iv = inference.shared_resampler(resamplers, base, ctx.families, spec.seed).paired_bootstrap(
+            iv = ctx.resampler(base, spec.seed).paired_bootstrap(
                 base, variant, replicates=spec.replicates)
             intervals.append((100.0 * iv.estimate, (100.0 * iv.lo, 100.0 * iv.hi)))
         (dx, x_iv), (dy, y_iv) = intervals

@@ -91,7 +91,7 @@ def build(spec: ContrastsSpec, ctx: ReleaseContext) -> Table:
             shown, pairs = blocks[block.id]
             base, variant = pairs[shown]
             if resampler is None:
-                resampler = inference.Resampler(base.keys(), ctx.families, seed=spec.seed)
+                resampler = ctx.resampler(base, spec.seed)
             analyses[block.id] = block_analysis(resampler, pairs, draws=spec.draws,
                                                 level=spec.level)[shown]
             bounds[block.id] = paired_bounds_error(resampler, base, variant, spec.replicates,

@@ -127,7 +127,7 @@ def build(spec: DifficultyRegressionSpec, ctx: ReleaseContext) -> Table:
                     Column(f"{name}:hi", "high", 2)]
     columns += [Column("max_se", "largest MC SE of a bound", 3), Column("fragile", "Fragile", 0)]
     table_rows = []
-    resampler = inference.Resampler(qids, ctx.families, seed=spec.seed)
+    resampler = ctx.resampler(qids, spec.seed)
     for run_id in spec.runs:
         vector = _vector(ctx, spec.id, run_id, spec.measure)
         try:

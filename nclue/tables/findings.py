@@ -120,7 +120,6 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
                Column("fragile", "Fragile", 0),
                Column("verdict", "Verdict (1 / 0 / -1 / -2 / -3)", 0))
     rows = []
-    resamplers: Dict[frozenset, inference.Resampler] = {}
     for number, item in enumerate(spec.findings, start=1):
         where = f"table {spec.id!r}, finding {number}"
         if item.untestable is not None or item.base is None or item.variant is None:
@@ -138,7 +137,7 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
         if base is None or variant is None:
             raise InputError(ctx.layout.report_spec, f"{where}: "
                              f"measure {item.measure.name!r} is not available for both runs")
-        resampler = inference.shared_resampler(resamplers, base, ctx.families, spec.seed)
+        resampler = ctx.resampler(base, spec.seed)
         diff = _paired(base, variant)
         if item.dispersion_quartiles is None:
             stats = bootstrap_distribution(resampler, diff, spec.replicates)

@@ -58,7 +58,6 @@ def build(spec: LengthMatchedSpec, ctx: ReleaseContext) -> Table:
         all_pairs += g * (len(judged) - g)
         kept += len(pairs[q])
     auc = ctx.registry.measure("auc")
-    resamplers: Dict[frozenset, inference.Resampler] = {}
     rows = []
     for run_id in spec.runs:
         run = ctx.run(run_id)
@@ -68,7 +67,7 @@ def build(spec: LengthMatchedSpec, ctx: ReleaseContext) -> Table:
             ranking = run.rankings.get(q)
             matched[q] = pairs_auc(pairs[q], ranking.docs if ranking else ())
         same = {q: every[q] for q in matched_q}
-        resampler = inference.shared_resampler(resamplers, same, ctx.families, spec.seed)
+        resampler = ctx.resampler(same, spec.seed)
         bounds = paired_bounds_error(resampler, same, matched, spec.replicates,
                                      inference.DEFAULT_LEVEL)
         cells = {"auc_all": 100 * math.fsum(every.values()) / len(every),

@@ -58,7 +58,6 @@ def position_queries(ctx: ReleaseContext, j: int) -> Tuple[str, ...]:
 
 
 def build(spec: MaskingSpec, ctx: ReleaseContext) -> Table:
-    resamplers: Dict[frozenset, inference.Resampler] = {}
     rows = []
     queries = {j: position_queries(ctx, j) for j in POSITIONS}
     for system in spec.systems:
@@ -74,7 +73,7 @@ def build(spec: MaskingSpec, ctx: ReleaseContext) -> Table:
             qs = queries[j]
             b = {q: base[q] for q in qs}
             v = {q: masked[q] for q in qs}
-            resampler = inference.shared_resampler(resamplers, b, ctx.families, spec.seed)
+            resampler = ctx.resampler(b, spec.seed)
             bounds = paired_bounds_error(resampler, b, v, spec.replicates, inference.DEFAULT_LEVEL)
             delta = 100 * math.fsum(v[q] - b[q] for q in qs) / len(qs)
             near = bounds.se_lo if abs(bounds.lo) <= abs(bounds.hi) else bounds.se_hi

@@ -66,11 +66,10 @@ def build(spec: RankedMatrixSpec, ctx: ReleaseContext) -> Table:
                  if spec.rank_from <= ranks[r] <= spec.rank_to]
     else:
         ranks, shown = {}, list(spec.runs)
-    resamplers: Dict[frozenset, inference.Resampler] = {}
     rows = []
     for run_id in shown:
         vector = _vector(ctx, spec.id, run_id, spec.measure)
-        resampler = inference.shared_resampler(resamplers, vector, ctx.families, spec.seed)
+        resampler = ctx.resampler(vector, spec.seed)
         stats = bootstrap_distribution(resampler, vector, spec.replicates)
         lo, hi = percentile(stats, ALPHA), percentile(stats, 1 - ALPHA)
         se = max(quantile_se(stats, ALPHA), quantile_se(stats, 1 - ALPHA))

@@ -13,7 +13,7 @@ when either difference is exactly zero.
 
 import math
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Optional, Tuple
 
 from .. import inference
 from ..context import ReleaseContext
@@ -62,15 +62,14 @@ def other_context(ctx: ReleaseContext, name: str) -> ReleaseContext:
     return ReleaseContext(folder, ctx.ties, ctx.k, ctx.registry)
 
 
-def _contrast(ctx: ReleaseContext, spec: SourceShiftSpec, op: Operation,
-              cache: Dict[frozenset, inference.Resampler]):
+def _contrast(ctx: ReleaseContext, spec: SourceShiftSpec, op: Operation):
     for run_id in (op.base, op.variant):
         if run_id not in ctx.index:
             raise InputError(ctx.layout.report_spec, f"table {spec.id!r}, operation {op.id!r}: "
                                                      f"run {run_id!r} is not in release {ctx.name!r}")
     base = ctx.vector(op.base, spec.measure)
     variant = ctx.vector(op.variant, spec.measure)
-    resampler = inference.shared_resampler(cache, base, ctx.families, spec.seed)
+    resampler = ctx.resampler(base, spec.seed)
     bounds = paired_bounds_error(resampler, base, variant, spec.replicates, inference.DEFAULT_LEVEL)
     delta = math.fsum(variant[q] - base[q] for q in base) / len(base)
     return (100 * delta, 100 * bounds.lo, 100 * bounds.hi,
@@ -79,12 +78,10 @@ def _contrast(ctx: ReleaseContext, spec: SourceShiftSpec, op: Operation,
 
 def build(spec: SourceShiftSpec, ctx: ReleaseContext) -> Table:
     other = other_context(ctx, spec.other)
-    here_cache: Dict[frozenset, inference.Resampler] = {}
-    there_cache: Dict[frozenset, inference.Resampler] = {}
     rows = []
     for op in spec.operations:
-        d1, lo1, hi1, se1, f1 = _contrast(ctx, spec, op, here_cache)
-        d2, lo2, hi2, se2, f2 = _contrast(other, spec, op, there_cache)
+        d1, lo1, hi1, se1, f1 = _contrast(ctx, spec, op)
+        d2, lo2, hi2, se2, f2 = _contrast(other, spec, op)
         cells = {"here": d1, "here_lo": lo1, "here_hi": hi1, "there": d2, "there_lo": lo2,
                  "there_hi": hi2, "se": max(se1, se2), "fragile": 1.0 if f1 or f2 else 0.0,
                  "direction": float(direction(d1, d2))}
