@@ -27,7 +27,7 @@ from .errors import InputError
 from .formats import PathLike
 from .inference import DEFAULT_DRAWS, DEFAULT_SEED, Resampler, holm
 from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry, count_key
-from .metrics import aggregate, outcomes, per_query_from_outcomes, query_facts
+from .metrics import QueryFacts, aggregate, outcomes, per_query_from_outcomes, query_facts
 from .release import Release, gold_families
 from .release import load_release as _load_release
 from .runs import TIE_RULES, Ranking, Run, load_run as _load_run, order_by_score
@@ -95,10 +95,13 @@ def _measures(names: Optional[Iterable[str]], k: int, registry: MeasureRegistry)
 
 
 def per_query_vectors(release: Release, run: Run, measures: Sequence[Measure],
-                      registry: MeasureRegistry = REGISTRY) -> Dict[str, Dict[str, float]]:
+                      registry: MeasureRegistry = REGISTRY,
+                      facts: Optional[Mapping[str, QueryFacts]] = None) -> Dict[str, Dict[str, float]]:
     """``{measure name: {qid: value}}`` for the requested measures (outcome measures and hard
-    coverage); a page measure of a run without page scores is absent."""
-    facts = query_facts(release)
+    coverage); a page measure of a run without page scores is absent. ``facts``: the release's
+    :func:`nclue.metrics.query_facts`, when the caller has them already."""
+    if facts is None:
+        facts = query_facts(release)
     by_cutoff: Dict[Optional[int], Dict[str, Dict[str, float]]] = {}
     out: Dict[str, Dict[str, float]] = {}
     for measure in measures:
@@ -143,11 +146,13 @@ class ScoreResult:
 
 
 def score(release: Release, run: Run, measures: Optional[Iterable[str]] = None,
-          k: int = DEFAULT_K, registry: MeasureRegistry = REGISTRY) -> ScoreResult:
+          k: int = DEFAULT_K, registry: MeasureRegistry = REGISTRY,
+          facts: Optional[Mapping[str, QueryFacts]] = None) -> ScoreResult:
     """Score ``run`` on ``release``: every outcome measure at ``k`` unless ``measures`` names
-    some (registry names or aliases; a bare key takes ``k``)."""
+    some (registry names or aliases; a bare key takes ``k``). ``facts``: as for
+    :func:`per_query_vectors`."""
     chosen = _measures(measures, k, registry)
-    vectors = per_query_vectors(release, run, chosen, registry)
+    vectors = per_query_vectors(release, run, chosen, registry, facts)
     totals = aggregate(vectors, None, registry) if vectors else {"queries": len(release.queries)}
     aggregates = {m.name: totals[m.name] for m in chosen if m.name in totals}
     counts = {m.name: totals[count_key(m)] for m in chosen if count_key(m) in totals}

@@ -13,12 +13,13 @@ A release is one folder (``data/<name>/``) holding:
 - ``claims.json`` (see :mod:`nclue.claims`).
 """
 
+import re
 from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .errors import InputError, clip
-from .formats import PathLike, field, iter_jsonl, list_of_str
+from .formats import PathLike, field, iter_jsonl, iter_lines, jsonl_objects, list_of_str
 from .layout import ReleaseLayout
 
 FORMS = ("raw", "clean", "natural")
@@ -194,6 +195,25 @@ def load_corpus(path: PathLike) -> Dict[str, Document]:
     return corpus
 
 
+#: A qrels line exactly as nclue writes it (sorted keys, no spaces, no gate, strings without
+#: escapes or control characters): such a line is read by this pattern, every other line by the
+#: JSON parser. Both give the same values, so validation and its messages are the same.
+_CANONICAL_QREL = re.compile(r'\{"clues":(0|[1-9][0-9]*),"docid":"([^"\\\x00-\x1f]*)",'
+                             r'"label":"([^"\\\x00-\x1f]*)","qid":"([^"\\\x00-\x1f]*)"\}')
+
+
+def _qrel_objects(path: PathLike) -> Iterator[Tuple[int, Dict[str, Any]]]:
+    """``(line_number, object)`` of each non-blank qrels line (see :data:`_CANONICAL_QREL`)."""
+    canonical = _CANONICAL_QREL.fullmatch
+    for number, line in iter_lines(path):
+        match = canonical(line)
+        if match is None:
+            yield from jsonl_objects(((number, line),), path)
+        else:
+            clues, docid, label, qid = match.groups()
+            yield number, {"clues": int(clues), "docid": docid, "label": label, "qid": qid}
+
+
 def load_qrels(path: PathLike, queries: Mapping[str, Query],
                corpus: Mapping[str, Document]) -> Dict[str, Dict[str, Judgment]]:
     """Read and validate compact ``qrels.jsonl`` against the queries and the corpus.
@@ -203,7 +223,7 @@ def load_qrels(path: PathLike, queries: Mapping[str, Query],
     must name the gate it failed; a subset with clues < n has no gate.
     """
     judgments: Dict[str, Dict[str, Judgment]] = {}
-    for line, obj in iter_jsonl(path):
+    for line, obj in _qrel_objects(path):
         qid, docid, clues, label = obj.get("qid"), obj.get("docid"), obj.get("clues"), obj.get("label")
         if not (type(qid) is str and type(docid) is str and type(clues) is int
                 and type(label) is str):  # fast path above; field() names the first bad field

@@ -78,7 +78,7 @@ def run_score(args) -> int:
         print(file_order_warning(args.run, decided, args.k), file=sys.stderr)
     tie_line = f"  queries whose n-Clue or Gold Hit outcome a score tie decides: {len(decided)}"
     if args.measures or args.per_query:
-        result = api.score(release, run, args.measures, k=args.k)
+        result = api.score(release, run, args.measures, k=args.k, facts=facts)
         for note in release_notes(release):  # stderr: stdout may be a per-query table
             print(f"nclue: note: {note}", file=sys.stderr)
         if args.per_query:

@@ -3,8 +3,6 @@
 import sys
 from pathlib import Path
 
-from ..verification import reproduce
-
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -16,6 +14,9 @@ def add_parser(subparsers) -> None:
 
 
 def run_verify(args) -> int:
+    # imported here: verification pulls in every table kind and renderer (about 0.1 s), which
+    # the other commands (nclue score above all) should not pay for at start-up
+    from ..verification import reproduce
     summary = reproduce(Path(args.root), only=args.release, log=lambda line: print(line, file=sys.stderr))
     for problem in summary.problems:
         print(f"FAIL {problem}")
