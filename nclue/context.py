@@ -20,7 +20,7 @@ from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry
 from .metrics import QueryOutcome, aggregate, outcomes, per_query_from_outcomes, query_facts
 from .release import Release, gold_families, load_release
 from .run_index import RunEntry, RunIndex
-from .runs import Run, checked_against, load_run
+from .runs import Run, checked_against, load_run, share_scores
 from .workers import worker_pool
 
 Vector = Dict[str, float]
@@ -95,7 +95,7 @@ class ReleaseContext:
                     parsed = pool.map(load_run, paths, [None] * len(paths),
                                       [self.ties] * len(paths), chunksize=2)
                     for sha, path, run in zip(shas, paths, parsed):
-                        self._parsed[sha] = checked_against(run, self.release, path)
+                        self._parsed[sha] = checked_against(share_scores(run), self.release, path)
         for run_id in self.index:
             self.run(run_id)
 

@@ -75,5 +75,23 @@ class Preload(unittest.TestCase):
         self.assertEqual(str(direct.exception), messages[0])
 
 
+class ShareScores(unittest.TestCase):
+    def test_one_float_object_per_distinct_score(self):
+        import pickle
+        from nclue.runs import Ranking, Run, share_scores
+        a, b = float("0.5"), float("0.25")
+        run = Run("r", {"q1": Ranking("q1", ("d1", "d2"), (a, b)),
+                        "q2": Ranking("q2", ("d3", "d4"), (float("0.5"), float("0.25"))),
+                        "q3": Ranking("q3", ("d5", "d6"), (0.5, -0.0))})
+        crossed = pickle.loads(pickle.dumps(run))  # what a worker process hands back
+        self.assertIsNot(crossed.rankings["q1"].scores[0], crossed.rankings["q2"].scores[0])
+        shared = share_scores(crossed)
+        self.assertEqual(shared, run)
+        self.assertIs(shared.rankings["q1"].scores[0], shared.rankings["q2"].scores[0])
+        self.assertIs(shared.rankings["q1"].scores[1], shared.rankings["q2"].scores[1])
+        # a ranking holding a zero keeps its own floats, so -0.0 stays -0.0
+        self.assertEqual(str(shared.rankings["q3"].scores[1]), "-0.0")
+
+
 if __name__ == "__main__":
     unittest.main()
