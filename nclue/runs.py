@@ -102,8 +102,13 @@ def _page_entry_ok(item: object) -> bool:
 
 
 def _parse_pages(value: object, path: PathLike, line: int, docs: Tuple[str, ...],
-                 shared: Optional[Dict[str, str]] = None) -> Dict[str, PageScores]:
-    """``{docid: ((page, score), ...)}``; ``shared`` maps each docid to one string object."""
+                 shared: Optional[Dict[str, str]] = None,
+                 entries: Optional[Dict[object, object]] = None) -> Dict[str, PageScores]:
+    """``{docid: ((page, score), ...)}``; ``shared`` maps each docid to one string object, and
+    ``entries`` each (page, score) pair and each document's page list to one tuple object:
+    queries that share a condition repeat a document's page scores (in v1's runs about two in
+    three pairs are repeats). Lists holding a zero score keep their own tuples (0.0 and -0.0
+    are one dict key)."""
     if not isinstance(value, dict):
         raise InputError(path, "field 'pages' must be an object", line)
     ranked = set(docs)
@@ -115,6 +120,9 @@ def _parse_pages(value: object, path: PathLike, line: int, docs: Tuple[str, ...]
             raise InputError(path, f"pages of {clip(docid)} must be a list of [page, score]", line)
         if all(map(_page_entry_ok, items)):  # fast path; the loop below names the bad entry
             parsed = tuple((page, float(score)) for page, score in items)
+            if entries is not None and all(score for _, score in parsed):
+                parsed = tuple(map(entries.setdefault, parsed, parsed))
+                parsed = entries.setdefault(parsed, parsed)
         else:
             for item in items:
                 if (not isinstance(item, list) or len(item) != 2 or isinstance(item[0], bool)
@@ -142,6 +150,7 @@ def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties:
     rankings: Dict[str, Ranking] = {}
     shared: Dict[str, str] = {}  # one string object per docid: a run names few documents often
     values: Dict[float, float] = {}  # and one float object per distinct score (scores repeat)
+    entries: Dict[object, object] = {}  # and one tuple per distinct page-score pair and list
     for line, obj in jsonl_objects(lines, path):
         qid = field(obj, "qid", str, path, line)
         if release is not None and qid not in release.queries:
@@ -165,7 +174,7 @@ def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties:
         ordered_docs, ordered_scores = order_by_score(docs, numbers, ties)
         pages = None
         if "pages" in obj:
-            pages = _parse_pages(obj["pages"], path, line, tuple(docs), shared)
+            pages = _parse_pages(obj["pages"], path, line, tuple(docs), shared, entries)
         rankings[qid] = Ranking(qid, tuple(ordered_docs), tuple(ordered_scores), pages)
     if not rankings and not allow_empty:
         raise _no_rankings(path)

@@ -93,5 +93,24 @@ class ShareScores(unittest.TestCase):
         self.assertEqual(str(shared.rankings["q3"].scores[1]), "-0.0")
 
 
+class SharedPageEntries(unittest.TestCase):
+    def test_repeated_page_scores_are_one_tuple(self):
+        rows = [{"qid": "q1", "docs": ["d1", "d2"], "scores": [2.0, 1.0],
+                 "pages": {"d1": [[3, 0.5], [4, 0.25]], "d2": [[1, -0.0]]}},
+                {"qid": "q2", "docs": ["d1", "d2"], "scores": [2.0, 1.0],
+                 "pages": {"d1": [[3, 0.5], [4, 0.25]], "d2": [[1, -0.0]]}},
+                {"qid": "q3", "docs": ["d1"], "scores": [1.0], "pages": {"d1": [[4, 0.25]]}}]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "r.jsonl"
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            run = load_run(path)
+        q1, q2, q3 = (run.rankings[q].pages for q in ("q1", "q2", "q3"))
+        self.assertEqual(q1["d1"], ((3, 0.5), (4, 0.25)))
+        self.assertIs(q1["d1"], q2["d1"])            # the same page list: one tuple
+        self.assertIs(q1["d1"][1], q3["d1"][0])      # the same (page, score) pair: one tuple
+        # a list holding a zero score is not shared, so -0.0 keeps its sign
+        self.assertEqual(str(q2["d2"][0][1]), "-0.0")
+
+
 if __name__ == "__main__":
     unittest.main()
