@@ -540,20 +540,21 @@ def per_query_coverage(queries: Mapping[str, PerspectiveQuery],
         ranking = rankings.get(qid, ())
         supports = [p.docs for p in query.perspectives]
         pids = [p.pid for p in query.perspectives]
+        positives = query.positives if sources else frozenset()  # a union: only when needed
         for k in cutoffs:
             result.setdefault(names[("hc", k)], {})[qid] = hard_coverage(supports, ranking, k)
             if judgments is not None:
                 value, unjudged = soft_coverage(pids, ranking, k, judgments.get(qid, {}))
                 result.setdefault(names[("sc", k)], {})[qid] = value
                 result.setdefault(names[("unjudged", k)], {})[qid] = float(unjudged)
-            if not query.positives:
-                continue  # source coverage undefined: no gold document
+            if not positives:
+                continue  # no sources asked for, or source coverage undefined: no gold document
             for name, source_of in sorted((sources or {}).items()):
-                missing = sorted(d for d in query.positives if d not in source_of)
+                missing = sorted(d for d in positives if d not in source_of)
                 if missing:
                     raise ValueError(f"no {name} for gold document {missing[0]!r} of query {qid!r}")
                 result.setdefault(source_coverage_name(name, k), {})[qid] = source_coverage(
-                    query.positives, ranking, k, source_of)
+                    positives, ranking, k, source_of)
     return result
 
 
