@@ -14,7 +14,10 @@ import time
 import unittest
 from pathlib import Path
 
+from tests.child_signals import default_sigint
+
 ROOT = Path(__file__).resolve().parent.parent
+
 EXAMPLE = ROOT / "data" / "example"
 
 # Parse FIFO run files in 2 workers through ReleaseContext.preload (the reproduce.py path).
@@ -77,7 +80,7 @@ class WorkerStops(unittest.TestCase):
     def start(self):
         proc = subprocess.Popen([sys.executable, "-c", PRELOAD, str(self.release)], cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=default_sigint)
         self.assertEqual(proc.stdout.readline().strip(), "parsing")
         deadline = time.monotonic() + 20
         workers = []
@@ -126,7 +129,7 @@ class CommandStops(unittest.TestCase):
 
     def interrupt(self, argv, cwd):
         proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)
+                                text=True, start_new_session=True, preexec_fn=default_sigint)
         time.sleep(1.5)  # started, and blocked opening its FIFO input
         started = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)

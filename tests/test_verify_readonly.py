@@ -11,6 +11,8 @@ import time
 import unittest
 from pathlib import Path
 
+from tests.child_signals import default_sigint
+
 ROOT = Path(__file__).resolve().parent.parent
 SKIP = shutil.ignore_patterns(".git", "build", "work", "__pycache__", ".venv*", "venv*", "*.pyc")
 COMMAND = [sys.executable, "-I", "-S", "reproduce.py", "--release", "example"]
@@ -58,7 +60,8 @@ class WritesNothing(unittest.TestCase):
     def test_2_interrupted_and_killed_runs_leave_nothing(self):
         for sig in (signal.SIGINT, signal.SIGKILL):
             proc = subprocess.Popen(COMMAND, cwd=self.copy, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True)
+                                    stderr=subprocess.PIPE, text=True,
+                                    preexec_fn=default_sigint)
             time.sleep(0.4)
             proc.send_signal(sig)
             out, err = proc.communicate(timeout=60)
