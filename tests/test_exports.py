@@ -200,8 +200,8 @@ class Collection(unittest.TestCase):
             code, _, err = run_cli("export", "collection", "--release", str(EXAMPLE), "--pages",
                                    str(pages), "--out", str(Path(tmp) / "out"))
             self.assertEqual(code, 0, err)
-            page_rows = [json.loads(l) for l in (Path(tmp) / "out/pages/pages.jsonl").open()]
-            doc_rows = [json.loads(l) for l in (Path(tmp) / "out/documents/documents.jsonl").open()]
+            page_rows = [json.loads(l) for l in (Path(tmp) / "out/pages/pages.jsonl").read_text(encoding="utf-8").splitlines()]
+            doc_rows = [json.loads(l) for l in (Path(tmp) / "out/documents/documents.jsonl").read_text(encoding="utf-8").splitlines()]
         self.assertEqual(len(page_rows), 167)  # the example corpus has 167 pages
         self.assertEqual(page_rows[0], {"id": "d01#1", "contents": "d01 page 1"})
         self.assertEqual(page_rows[12], {"id": "d02#1", "contents": "d02 page 1"})  # d01 has 12 pages
@@ -232,7 +232,7 @@ class Collection(unittest.TestCase):
             digest = hashlib.sha256("".join(
                 dumps_canonical({"docid": "d01", "flags": [], "page": n, "text": f"d01 page {n}"}) + "\n"
                 for n in range(1, 13)).encode("utf-8")).hexdigest()
-            rows = [json.loads(l) for l in (rel / "corpus.jsonl").open()]
+            rows = [json.loads(l) for l in (rel / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
             rows[0]["text_sha256"] = digest
             (rel / "corpus.jsonl").write_text("".join(dumps_canonical(r) + "\n" for r in rows))
             args = ("export", "collection", "--release", str(rel), "--pages", str(pages),
