@@ -205,16 +205,18 @@ def expected_auc(golds: Iterable[str], subsets: Iterable[str],
     n_gold, n_subset = len(gold_set), len(subset_set)
     if n_gold == 0 or n_subset == 0:
         return None
-    wins = ZERO
+    twice_wins = 0  # integers throughout (exact): one Fraction at the end
     golds_seen = subsets_seen = 0
     for group in groups:
-        g = sum(1 for d in group.docs if d in gold_set)
-        s = sum(1 for d in group.docs if d in subset_set)
-        wins += g * (n_subset - subsets_seen - s) + Fraction(g * s, 2)
+        docs = group.docs
+        g = len(gold_set.intersection(docs))
+        s = len(subset_set.intersection(docs))
+        if g:
+            twice_wins += 2 * g * (n_subset - subsets_seen - s) + g * s
         golds_seen += g
         subsets_seen += s
-    wins += Fraction((n_gold - golds_seen) * (n_subset - subsets_seen), 2)
-    return wins / (n_gold * n_subset)
+    twice_wins += (n_gold - golds_seen) * (n_subset - subsets_seen)
+    return Fraction(twice_wins, 2 * n_gold * n_subset)
 
 
 @dataclass(frozen=True)

@@ -660,6 +660,48 @@ if __name__ == "__main__":
     unittest.main()
 
 
+class CrossedWeightsBitmaskPath(unittest.TestCase):
+    """Long membership lists (judged pools) are summed through bitmask popcounts; the weights
+    must equal the documented definition, re-derived here with plain sums."""
+
+    DOCS = ["a", "b", "c", "d"]
+    MEM = {f"q{i:02d}": [d for j, d in enumerate(["a", "b", "c", "d"]) if (i >> j) & 1 or j == i % 4]
+           for i in range(1, 16)}  # every non-empty subset of the four documents, q15 = all four
+
+    def test_the_bitmask_path_is_taken(self):
+        from nclue.inference.sensitivity import BITMASK_FACTOR
+        self.assertGreater(sum(map(len, self.MEM.values())), BITMASK_FACTOR * len(self.DOCS))
+
+    def test_weights_follow_the_definition(self):
+        qids = sorted(self.MEM)
+        rng = random.Random(8)
+        expected = []
+        while len(expected) < 200:
+            qc = [0] * len(qids)
+            for i in rng.choices(range(len(qids)), k=len(qids)):
+                qc[i] += 1
+            dc = [0] * len(self.DOCS)
+            for i in rng.choices(range(len(self.DOCS)), k=len(self.DOCS)):
+                dc[i] += 1
+            indices, weights = [], []
+            for i, q in enumerate(qids):
+                w = qc[i] * sum(dc[self.DOCS.index(d)] for d in self.MEM[q]) / len(set(self.MEM[q]))
+                if w:
+                    indices.append(i)
+                    weights.append(w)
+            if weights:
+                expected.append((tuple(indices), tuple(weights)))
+        got = inf.crossed_weights(qids, self.MEM, replicates=200, seed=8)
+        self.assertEqual(got.replicates, tuple(expected))
+
+    def test_level_masks_and_popcount(self):
+        from nclue.inference.sensitivity import _level_masks, _popcount_py39
+        # counts per index 0..3: index 1 drawn twice, 2 once, 3 three times
+        self.assertEqual(sorted(_level_masks([0, 2, 1, 3])), [0b1000, 0b1010, 0b1110])
+        self.assertEqual(_level_masks([0, 0]), [])
+        self.assertEqual([_popcount_py39(x) for x in (0, 1, 0b1011, 2 ** 200 - 1)], [0, 1, 3, 200])
+
+
 class CrossedWeightsReuse(unittest.TestCase):
     """Precomputed crossed-bootstrap weights give exactly the interval drawn per call."""
 

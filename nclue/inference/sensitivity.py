@@ -102,6 +102,41 @@ class CrossedWeights:
     seed: int
 
 
+#: crossed_weights uses bitmasks when the membership lists hold more than this many entries per
+#: document (building a replicate's bitmasks costs about one step per document)
+BITMASK_FACTOR = 8
+
+
+def _popcount_py39(value: int) -> int:
+    """Number of set bits of a non-negative int (Python 3.9 has no ``int.bit_count``)."""
+    return bin(value).count("1")
+
+
+_popcount = getattr(int, "bit_count", _popcount_py39)
+
+
+def _bitmask(indices: Iterable[int]) -> int:
+    mask = 0
+    for i in indices:
+        mask |= 1 << i
+    return mask
+
+
+def _level_masks(counts: Sequence[int]) -> List[int]:
+    """``[L_top, ..., L_1]``: L_j has bit i set when ``counts[i] >= j``."""
+    top = max(counts, default=0)
+    exact = [0] * (top + 1)  # exact[c]: the indices counted exactly c times
+    for i, c in enumerate(counts):
+        if c:
+            exact[c] |= 1 << i
+    levels = []
+    running = 0
+    for c in range(top, 0, -1):
+        running |= exact[c]
+        levels.append(running)
+    return levels
+
+
 def crossed_weights(qids: Iterable[Hashable], memberships: Memberships, *,
                     replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED) -> CrossedWeights:
     """Draw the crossed query/document weights (see :func:`crossed_bootstrap`)."""
@@ -113,7 +148,11 @@ def crossed_weights(qids: Iterable[Hashable], memberships: Memberships, *,
     docs = sorted(set().union(*mem.values()), key=_sort_key)
     doc_index = {d: i for i, d in enumerate(docs)}
     doc_lists = [sorted(doc_index[d] for d in mem[q]) for q in order]
+    sizes = [len(lst) for lst in doc_lists]
     nq, nd = len(order), len(docs)
+    # long membership lists (judged pools): popcounts of bitmasks; short ones (golds): sums
+    masks = ([_bitmask(lst) for lst in doc_lists] if sum(sizes) > BITMASK_FACTOR * nd
+             else None)
     rng = random.Random(seed)
     qpop, dpop = range(nq), range(nd)
     drawn = []
@@ -128,12 +167,19 @@ def crossed_weights(qids: Iterable[Hashable], memberships: Memberships, *,
         dcount = [0] * nd
         for i in rng.choices(dpop, k=nd):
             dcount[i] += 1
+        # the sum of dcount over a query's documents equals the sum over j >= 1 of how many of
+        # them were drawn at least j times: popcounts of bitmask intersections, same integers
+        levels = _level_masks(dcount) if masks is not None else None
         indices, weights = [], []
         for i in range(nq):
             c = qcount[i]
             if c:
-                lst = doc_lists[i]
-                w = c * sum(map(dcount.__getitem__, lst)) / len(lst)
+                if levels is None:
+                    drawn_docs = sum(map(dcount.__getitem__, doc_lists[i]))
+                else:
+                    mask = masks[i]
+                    drawn_docs = sum([_popcount(mask & level) for level in levels])
+                w = c * drawn_docs / sizes[i]
                 if w:
                     indices.append(i)
                     weights.append(w)
