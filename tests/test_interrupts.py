@@ -20,6 +20,20 @@ ROOT = Path(__file__).resolve().parent.parent
 
 EXAMPLE = ROOT / "data" / "example"
 
+
+def communicate_or_kill(proc, timeout=30):
+    """``proc.communicate``; on a timeout the whole process group is killed first, so that a
+    failing test leaves no process behind (blocked on its FIFO, it would wait forever)."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise
+
 # Parse FIFO run files in 2 workers through ReleaseContext.preload (the reproduce.py path).
 PRELOAD = """
 import os, sys
@@ -104,7 +118,7 @@ class WorkerStops(unittest.TestCase):
         proc, workers = self.start()
         started = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
-        out, err = proc.communicate(timeout=30)
+        out, err = communicate_or_kill(proc)
         elapsed = time.monotonic() - started
         self.assertEqual(proc.returncode, 130, err)
         self.assertLess(elapsed, 1.5)
@@ -133,7 +147,7 @@ class CommandStops(unittest.TestCase):
         time.sleep(1.5)  # started, and blocked opening its FIFO input
         started = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        out, err = communicate_or_kill(proc)
         return proc.returncode, err, time.monotonic() - started
 
     def test_nclue_score_ctrl_c(self):
