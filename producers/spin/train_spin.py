@@ -2,6 +2,12 @@
 
     nice -n 5 python producers/spin/train_spin.py grid      # lr selection, then the m x layer grid
     nice -n 5 python producers/spin/train_spin.py one --m 5 --layer 3 --lr 1e-2
+    nice -n 5 python producers/spin/train_spin.py grid --split heldout   # held-out perspectives
+
+``--split heldout`` trains on ``data/v1/train_queries_heldout.jsonl`` and selects on
+``val_queries_heldout.jsonl`` (no query holds a condition of ``data/v1/heldout_conditions.json``,
+checked before the first step; rule: provenance/spin/heldout_rule.md), with its own learning-rate
+selection, and writes to ``provenance/spin/heldout/`` (same file names).
 
 Data: data/v1/train_queries.jsonl (training) and data/v1/val_queries.jsonl (learning-rate
 selection), written by the instrument's construction (split disjoint from the 1,000 test queries
@@ -63,6 +69,16 @@ def split_path(name):
 def read_split(name):
     qs = load_queries(split_path(name))
     return [qs[k] for k in sorted(qs)]
+
+
+def check_no_heldout(train, val):
+    """Held-out split: no training or validation query may hold a held-out condition."""
+    held = set(json.load(open(DATA / "heldout_conditions.json"))["condition_ids"])
+    for split, qs in (("train", train), ("val", val)):
+        bad = sorted({c for q in qs for c in q.condition_ids if c in held})
+        if bad:
+            raise SystemExit(f"{split} split holds held-out conditions: {bad[:5]}")
+    return len(held)
 
 
 def check_disjoint(train, val, test):
@@ -185,11 +201,20 @@ def main():
     ap.add_argument("--lr-steps", type=int, default=None, help="steps of each lr trial")
     ap.add_argument("--ms", type=int, nargs="+", default=list(MS))
     ap.add_argument("--layers", type=int, nargs="+", default=[3, 1, 5])
+    ap.add_argument("--split", choices=["seen", "heldout"], default="seen",
+                    help="heldout: train/select on the held-out-perspective split")
     args = ap.parse_args()
+    global OUT
+    suffix = "_heldout" if args.split == "heldout" else ""
+    if args.split == "heldout":
+        OUT = OUT / "heldout"
     torch.set_num_threads(2)
-    train, val, test = (read_split("train_queries.jsonl"), read_split("val_queries.jsonl"),
+    train, val, test = (read_split(f"train_queries{suffix}.jsonl"), read_split(f"val_queries{suffix}.jsonl"),
                         read_split("queries.jsonl"))
     check_disjoint(train, val, test)
+    if args.split == "heldout":
+        log("held-out split: %d train, %d val queries, none holds one of the %d held-out conditions"
+            % (len(train), len(val), check_no_heldout(train, val)))
     val = val[:VAL_QUERIES]
     st = load_minilm(max_seq_length=128)
     targets = Targets(st, train + val)
@@ -204,11 +229,16 @@ def main():
                 % (layer, len(train), len(val), time.time() - t))
         return cache[layer]
     ident = minilm_identity()
-    tp, vp = split_path("train_queries.jsonl"), split_path("val_queries.jsonl")
+    tp, vp = split_path(f"train_queries{suffix}.jsonl"), split_path(f"val_queries{suffix}.jsonl")
     split = {"train_file": f"data/v1/{tp.name}", "train_sha256": sha256_file(tp),
              "train_queries": len(train),
              "val_file": f"data/v1/{vp.name}", "val_sha256": sha256_file(vp),
              "val_queries_used": len(val), "test_overlap": "none (ids and conjunctions checked)"}
+    if args.split == "heldout":
+        hp = DATA / "heldout_conditions.json"
+        split["heldout_conditions_file"] = "data/v1/heldout_conditions.json"
+        split["heldout_conditions_sha256"] = sha256_file(hp)
+        split["test_overlap"] = "none (ids, conjunctions and held-out conditions checked)"
     base_hp = {"tau": TAU, "b": BIAS, "batch": BATCH, "init_std": INIT_STD, "warmup": WARMUP,
                "optimizer": "AdamW (torch defaults, weight decay 0.01)", "schedule": "cosine",
                "seed": SEED, "input_form": "natural", "targets": "quoted condition texts",
