@@ -318,6 +318,70 @@ def run_repair(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_support_rule(args: argparse.Namespace) -> int:
+    """A pre-specified support rule applied to every judged pair -> a rule repair (P0 -> P1)."""
+    from ..formats import jsonl_text, read_json, sha256_bytes, sha256_file
+    from ..instrument.inputs import read_build
+    from ..instrument.support_rule import Establisher, condition_defs, load_rule
+    from ..label_audit.repair import (apply_repair, copy_hashes, gold_gate_problems, golds_counted,
+                                      gzipped_qrels, read_repair, remove_queries, repair_paths, write_repair)
+    from ..label_audit.support_repair import apply_rule, rule_rows, summary
+    from ..label_audit.transitions import grade_transition_table, label_transition_table
+    rule = load_rule(args.rule)
+    release = load_release(args.release)
+    record = read_json(args.construction)
+    if not isinstance(record, dict) or record.get("release") != release.name:
+        raise InputError(args.construction, f"not the construction record of release {release.name!r}")
+    page_gates = bool((record.get("config") or {}).get("page_gates", True))
+    _progress(f"reading the page text of {args.input}")
+    inputs = read_build(args.input)
+    establisher = Establisher(inputs, condition_defs(record), rule)
+    _progress(f"applying rule {rule.id} to every judged pair of {release.name}")
+    outcomes = apply_rule(release, establisher, page_gates)
+    rows = rule_rows(outcomes, release, rule.id)
+    stats = summary(outcomes, release)
+    repair_id = args.id or rule.id
+    rows_path, lineage_path = repair_paths(args.release, repair_id, gz=True)
+    if (rows_path.exists() or lineage_path.exists()) and not (args.force or args.dry_run):
+        raise InputError(rows_path, "a repair with this id exists (choose a new id or pass --force)")
+    data = jsonl_text(rows).encode("utf-8")
+    parsed = [dict(r, line=i + 1, before=_pair(r["before"]), after=_pair(r["after"])) for i, r in enumerate(rows)]
+    repaired = apply_repair(release, parsed, rows_path)
+    problems = gold_gate_problems(repaired, page_gates)
+    if problems:
+        raise InputError(rows_path, f"{len(problems)} gold(s) fail a page gate, e.g. {problems[0]}; nothing written")
+    golds, subsets, zero_gold = golds_counted(repaired)
+    gz = gzipped_qrels(release)
+    removed = stats["queries_without_gold"]
+    kept = remove_queries(repaired, removed, lineage_path)
+    lineage = {
+        "format": "nclue-audit-repair", "version": 1, "id": repair_id, "release": release.name,
+        "after": [], "compression": "gzip" if gz else "none", "kind": "support_rule",
+        "rule": {"id": rule.id, "date": rule.date, "file": str(args.rule), "sha256": sha256_file(args.rule),
+                 "description": rule.description},
+        "inputs": {"build_files_sha256": dict(sorted(inputs.file_sha256.items())),
+                   "construction_sha256": sha256_file(args.construction)},
+        "repair_sha256": sha256_bytes(data), "base": copy_hashes(release, gz), "result": copy_hashes(repaired, gz),
+        "audited_pairs": len(outcomes), "changed_pairs": len(rows),
+        "gates": {"golds_checked": golds, "failures": 0, "page_gates": page_gates},
+        "result_counts": {"golds": golds, "subsets": subsets, "queries_without_gold": zero_gold,
+                          "queries_kept": len(kept.queries)},
+        "removal_policy": "queries left without a gold leave the label version (support rule, removal policy)",
+        "removed_queries": removed,
+        "summary": {k: v for k, v in stats.items() if k != "queries_without_gold"},
+    }
+    if not args.dry_run:
+        write_repair(rows_path, lineage_path, rows, lineage)
+        check = apply_repair(release, read_repair(rows_path, release), rows_path)
+        if copy_hashes(check, gz) != lineage["result"]:
+            raise InputError(rows_path, "re-reading the repair file does not reproduce the repaired copy")
+    _emit(args, [grade_transition_table(outcomes), label_transition_table(outcomes, 0, golds, zero_gold)],
+          {"repair": "(dry run: not written)" if args.dry_run else str(rows_path),
+           "lineage": "" if args.dry_run else str(lineage_path), "changed_pairs": len(rows),
+           "pairs": len(outcomes), "golds": golds, "queries_removed": len(removed)})
+    return 0
+
+
 def _pair(obj):
     if obj is None:
         return None
@@ -426,6 +490,22 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--write-copy", metavar="DIR", help="also write the repaired label version as a release folder")
     p.add_argument("--force", action="store_true", help="overwrite a repair with the same id")
     p.set_defaults(func=run_repair)
+
+    p = steps.add_parser("support-rule", help="apply a pre-specified support rule to every judged pair -> "
+                                              "a rule repair (P0 -> P1), from the rebuilt page text",
+                         description="Apply a support rule (audit/label_audit/support_rule_P1.md) to every "
+                                     "judged pair of a release: each condition keeps only the pages that "
+                                     "establish it; pairs are judged again; writes "
+                                     "data/<release>/repairs/<id>.jsonl.gz and <id>.lineage.json.")
+    p.add_argument("--release", required=True, help="the release folder (data/v1)")
+    p.add_argument("--input", required=True, help="the rebuilt page-text folder (build/v1)")
+    p.add_argument("--construction", required=True, help="the construction record (provenance/construction_v1.json)")
+    p.add_argument("--rule", required=True, help="the rule's parameters (audit/label_audit/support_rule_P1.json)")
+    p.add_argument("--id", help="repair id (default: the rule's id)")
+    p.add_argument("--force", action="store_true", help="replace an existing repair with this id")
+    p.add_argument("--dry-run", action="store_true", help="compute and print, write nothing")
+    p.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    p.set_defaults(func=run_support_rule)
 
     p = steps.add_parser("impact", help="every frozen run before/after a repair (Table S14 analogue)",
                          description="Score every frozen run on the released and the repaired label version: "

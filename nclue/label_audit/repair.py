@@ -268,12 +268,18 @@ def copy_hashes(release: Release, gz: bool) -> Dict[str, str]:
             "evidence": sha256_bytes(file_bytes(evidence_rows(release), gz))}
 
 
-def repair_paths(release_dir: PathLike, repair_id: str) -> Tuple[Path, Path]:
-    """``<release>/repairs/<id>.jsonl`` and ``<id>.lineage.json``."""
+def repair_paths(release_dir: PathLike, repair_id: str, gz: Optional[bool] = None) -> Tuple[Path, Path]:
+    """``<release>/repairs/<id>.jsonl`` (or ``.jsonl.gz``: the one that exists, or the one ``gz``
+    asks for) and ``<id>.lineage.json``."""
     if not REPAIR_ID.match(repair_id):
         raise InputError(repair_id, "a repair id is 1-64 letters, digits, '.', '_' or '-'")
     folder = ReleaseLayout.of(release_dir).repairs_dir
-    return folder / f"{repair_id}.jsonl", folder / f"{repair_id}.lineage.json"
+    plain, packed = folder / f"{repair_id}.jsonl", folder / f"{repair_id}.jsonl.gz"
+    if gz is None:
+        rows = packed if packed.exists() and not plain.exists() else plain
+    else:
+        rows = packed if gz else plain
+    return rows, folder / f"{repair_id}.lineage.json"
 
 
 def gzipped_qrels(release: Release) -> bool:
@@ -283,7 +289,8 @@ def gzipped_qrels(release: Release) -> bool:
 
 def write_repair(rows_path: Path, lineage_path: Path, rows: Sequence[Mapping[str, Any]],
                  lineage: Mapping[str, Any]) -> None:
-    write_bytes_atomic(rows_path, jsonl_text(rows).encode("utf-8"))
+    data = jsonl_text(rows).encode("utf-8")
+    write_bytes_atomic(rows_path, gzip_bytes(data) if rows_path.name.endswith(".gz") else data)
     write_bytes_atomic(lineage_path, (dumps_canonical(dict(lineage), indent=2) + "\n").encode("utf-8"))
 
 
@@ -307,7 +314,29 @@ def load_label_version(release: Release, repair_id: str, _seen: Tuple[str, ...] 
     repaired = apply_repair(base, read_repair(rows_path, base), rows_path)
     if copy_hashes(repaired, gz) != lineage.get("result"):
         raise InputError(lineage_path, "applying the repair does not give the recorded result")
+    removed = lineage.get("removed_queries") or []
+    if removed:
+        repaired = remove_queries(repaired, removed, lineage_path)
     return repaired, lineage
+
+
+def remove_queries(release: Release, qids: Sequence[str], where: PathLike) -> Release:
+    """The removal policy of a rule repair (``audit/label_audit/support_rule_P1.md``): queries
+    left without a gold leave the label version with their qrels and evidence. Every listed query
+    must exist and have no gold, and every query without a gold must be listed."""
+    listed = set(qids)
+    for qid in sorted(listed):
+        if qid not in release.queries:
+            raise InputError(where, f"removed query {qid!r} is not a query of the release")
+        if release.golds(qid):
+            raise InputError(where, f"removed query {qid!r} still has a gold")
+    unlisted = [q for q in sorted(release.queries) if q not in listed and not release.golds(q)]
+    if unlisted:
+        raise InputError(where, f"query {unlisted[0]!r} has no gold but is not in 'removed_queries'")
+    queries = {q: v for q, v in release.queries.items() if q not in listed}
+    judgments = {q: v for q, v in release.judgments.items() if q not in listed}
+    evidence = {k: v for k, v in release.evidence.items() if k[0] not in listed}
+    return replace(release, queries=queries, judgments=judgments, evidence=evidence)
 
 
 def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Mapping[str, Any]) -> Path:
