@@ -13,7 +13,7 @@ from . import (contrasts, coverage, findings, forms, instrument, label_audit, me
 from . import (coverage_by_n, density_matched, difficulty_regression,
                length_matched, masking, metric_agreement, observations, ranked_matrix,
                source_breakdown, source_shift, tie_sensitivity, worked_example)
-from .model import Table
+from ..table import Table
 from .spec import SpecKind, SpecScope, parse_spec
 
 TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (

@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..formats import read_json
 from ..multi3ir_tables import groupings_from_spec, multi3ir_tables, spec_from_dict
 from .label_audit import repository_file
-from .model import Table
+from ..table import Table
 from .spec import SpecKind, setting
 
 
