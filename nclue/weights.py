@@ -258,6 +258,8 @@ def load_weights_record(path: PathLike) -> WeightsRecord:
     committed = not file.endswith(NOT_COMMITTED)
     if not committed:
         file = file[:-len(NOT_COMMITTED)]
+    if file.startswith("/") or "\\" in file or ".." in file.split("/"):
+        raise InputError(path, f"weights file {file!r} must be a path inside the repository")
     parameters = obj.get("parameters")
     if parameters is not None and (isinstance(parameters, bool) or not isinstance(parameters, int)
                                    or parameters < 0):

@@ -176,6 +176,7 @@ class RecordTest(Files):
             "hex.json": dict(vectors_file="v.npy", vectors_sha256="XYZ"),
             "none.json": dict(model="MiniLM"),
             "count.json": dict(vectors_file="v.npy", vectors_sha256="a" * 64, parameters=-1),
+            "outside.json": dict(vectors_file="../v.npy", vectors_sha256="a" * 64),
         }
         for name, fields in cases.items():
             with self.assertRaises(InputError, msg=name) as ctx:

@@ -94,12 +94,13 @@ def adaptation_table(table_id: str, title: str, rows: Sequence[AdaptationRow], p
     note = ("Every method produces m = 5 query embeddings (round robin) and is trained with "
             "SPIN's noisy-OR objective on the same batches; parameters are the trainable ones "
             "(the encoder stays frozen). HC@k in percentage points. # Params: the elements of "
-            "the trained arrays, read from the .npy headers of the committed weight files, each "
-            "file's sha256 checked against its provenance record.")
+            "the trained arrays, read from the .npy headers of the committed weight files, whose "
+            "sha256 is checked against the one their provenance record gives.")
     if uncounted:
         note += (" Weights not committed, so not counted here: "
                  + "; ".join(f"{labels[r.key]} ({counts[r.key].record})" for r in uncounted)
-                 + "; # Params (recorded) is the count their provenance record states.")
+                 + "; for these, # Params (recorded) is the count their provenance record "
+                   "states, not recomputed.")
     return Table(table_id, title, tuple(columns), tuple(out), note)
 
 
