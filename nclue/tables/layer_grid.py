@@ -10,7 +10,7 @@ then shows the mean of their HC@k.
 
 import math
 from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 from ..context import ReleaseContext
 from ..measures import Measure, MeasureRegistry
