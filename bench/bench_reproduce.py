@@ -58,7 +58,9 @@ STAGES = {  # cProfile's cumulative time of these functions, by stage
         "tie_sensitivity.py:build", "difficulty_regression.py:build", "observations.py:build",
         "ranked_matrix.py:build", "length_matched.py:build", "density_matched.py:build",
         "masking.py:build", "source_shift.py:build", "source_breakdown.py:build"),
-    "Multi3IR section": ("multi3ir.py:section_tables",),
+    "Multi3IR section": ("perspective_coverage.py:build", "perspective_contrasts.py:build",
+                         "layer_grid.py:build", "adaptation.py:build", "knowledge_sources.py:build",
+                         "dispersion_quartiles.py:build", "perspective_hits.py:build"),
     "re-deriving files (slices, families, stats, Croissant)": ("verification.py:check_derived",),
     "rendering and comparing files": ("verification.py:regenerated_files", "verification.py:compare_files"),
 }

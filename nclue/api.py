@@ -31,7 +31,7 @@ from .metrics import QueryFacts, aggregate, outcomes, per_query_from_outcomes, q
 from .release import Release, gold_families
 from .release import load_release as _load_release
 from .runs import TIE_RULES, Ranking, Run, load_run as _load_run, order_by_score
-from .tables.model import Column, Table
+from .table import Column, Table
 
 #: Significance level of the marks in :func:`compare` (after Holm across the whole table).
 ALPHA = 0.05

@@ -134,6 +134,19 @@ def count_key(measure: Measure) -> str:
     return f"{measure.name}_queries"
 
 
+def interval_keys(measure: Measure) -> Tuple[str, str]:
+    """The keys of a measure's interval bounds in a table: ``hc@10_lo``, ``hc@10_hi``."""
+    return f"{measure.name}_lo", f"{measure.name}_hi"
+
+
+def cutoff_key(statistic: str, measure: Measure) -> str:
+    """The key of a statistic of a measure in a table whose columns share one measure family and
+    differ by cutoff: ``delta@10``, ``p@10`` (of ``hc@10``); ``@5`` for the bare cutoff."""
+    if measure.k is None:
+        raise ValueError(f"measure {measure.name!r} has no cutoff")
+    return f"{statistic}@{measure.k}"
+
+
 class MeasureRegistry:
     """An immutable, ordered collection of measure definitions (report order)."""
 
@@ -309,6 +322,10 @@ BUILTIN: Tuple[MeasureDef, ...] = (
     MeasureDef("source_coverage", "Source coverage", True,
                "share of the distinct sources among a query's gold documents that the top k "
                "covers", f"{MULTI3IR}, Table 6", denominator="with_gold", needs="sources"),
+    MeasureDef("perspective_hit", "Hit", True,
+               "per perspective: some top-k document supports it (Figure 4 ranks a query's "
+               "perspectives by it; their mean over the query is HC@k)",
+               f"{MULTI3IR}, sec. 4.1, Figure 4", needs="perspectives"),
 )
 
 REGISTRY = MeasureRegistry(BUILTIN)

@@ -14,7 +14,7 @@ from nclue.figures import LandscapePoint, PairedEffect, delta_plane_svg, landsca
 from nclue.report.document import BulletList, Document, Figure, Heading, Paragraph, TableBlock
 from nclue.report.html import check_svg, inline_html, render_html
 from nclue.report.markdown import render_markdown
-from nclue.tables.model import Column, Table
+from nclue.table import Column, Table
 
 SVG = "http://www.w3.org/2000/svg"
 

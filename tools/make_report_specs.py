@@ -551,24 +551,86 @@ def v1_spec(ctx):
          "effects": [{"label": effect_label(e["base"], e["variant"]), "block": b["label"], "base": e["base"], "variant": e["variant"]} for b, (_, e) in zip(blocks, shown)]},
     ]
     tables += multi3ir_tables_v1(ctx)
-    if (ROOT / MULTI3IR_SECTION).exists():
-        figures.append({"id": "figure4", "kind": "perspective_hits", "section": MULTI3IR_SECTION,
-                        "seed": SEED, "replicates": REPLICATES, "draws": DRAWS,
-                        "caption": "Multi3IR Figure 4 analogue: Hit@20 by perspective rank within the "
-                                   "query, naive retrieval vs multi-query retrieval with the conditions"})
+    if all(r in ctx.index for r in multi3ir_runs()):
+        figures.append({"id": "figure4", "kind": "perspective_hits", "rows": M3_FIGURE4_ROWS, "k": M3_HIT.k,
+                        "caption": f"Multi3IR Figure 4 analogue: {REGISTRY.header(M3_HIT)} by perspective rank within "
+                                   "the query, naive retrieval vs multi-query retrieval with the conditions"})
     return {"k": K, "title": "nclue v1 (TeX Live manuals): release report", "intro": INTRO_V1,
             "tables": tables, "figures": figures}
 
 
 # --- issue 15: the Multi3IR section of v1 ------------------------------------------------------
 
-#: The section file (run ids, rows, contrasts, groupings; nclue.multi3ir_tables.spec_from_dict).
-MULTI3IR_SECTION = "docs/multi3ir_v1_spec.json"
-MULTI3IR_TABLES = [  # (table of the section, printed title or None for the section's own)
-    ("m3_table2", None), ("m3_contrasts", None), ("m3_table4_hc10", None), ("m3_table4_hc100", None),
-    ("m3_table5", None), ("m3_table6", None), ("m3_table7_hc10", None), ("m3_table7_hc100", None),
-    ("m3_figure4", None),
+#: The Multi3IR section's tables (typed specs of nclue/tables/perspective_coverage.py and the other
+#: Multi3IR kinds; nclue/tables/multi3ir.py lists them). Table ids are the claims' table ids.
+M3_NAIVE, M3_FTDOC = "minilm_joint_best.natural", "minilm_ftdoc_joint_best.natural"
+M3_SPIN, M3_ORACLE = "spin_m5_l3.natural", "minilm_cond_rr.clean"
+M3_HIT = REGISTRY.measure("perspective_hit", 20)   # Figure 4: Hit@20 of each perspective
+M3_COVERAGE_ROWS = [  # Table 2: m = query embeddings ("perspectives": the mean number of conditions)
+    {"key": "naive", "label": "Naive (zero-shot)", "m": 1, "run": M3_NAIVE},
+    {"key": "naive_ft", "label": "Naive, fine-tuned (FT-Doc)", "m": 1, "run": M3_FTDOC},
+    {"key": "llm_expansion", "label": "LLM-Expansion (FT-Persp)", "m": 5,
+     "blocked": "needs a generator LLM (Qwen3-4B fine-tuned); none runs offline on this CPU"},
+    {"key": "are", "label": "ARE (FT-Doc)", "m": 5,
+     "blocked": "needs a causal decoder retriever; all-MiniLM-L6-v2 is a bidirectional mean-pooled encoder "
+                "(the paper drops ARE for its encoder MM-Embed for the same reason)"},
+    {"key": "spin", "label": "SPIN (FT-Persp)", "m": 5, "run": M3_SPIN},
+    {"key": "oracle", "label": "Oracle (conditions as queries)", "m": "perspectives", "run": M3_ORACLE},
 ]
+M3_CONTRASTS = [  # (key, label, base, variant)
+    ("spin_vs_naive", "SPIN (m=5) - Naive", M3_NAIVE, M3_SPIN),
+    ("spin_vs_naive_ft", "SPIN (m=5) - Naive fine-tuned", M3_FTDOC, M3_SPIN),
+    ("naive_ft_vs_naive", "Naive fine-tuned - Naive", M3_NAIVE, M3_FTDOC),
+    ("random_vs_naive", "5 random vectors (mid) - Naive", M3_NAIVE, "spin_random_m5_l3.natural"),
+    ("spin_vs_random", "SPIN (m=5) - 5 random vectors (mid)", "spin_random_m5_l3.natural", M3_SPIN),
+    ("mid_vs_l0", "SPIN mid (l=3) - SPIN from layer 0", "spin_m5_l0.natural", M3_SPIN),
+    ("mid_vs_early", "SPIN mid (l=3) - SPIN early (l=1)", "spin_m5_l1.natural", M3_SPIN),
+    ("mid_vs_late", "SPIN mid (l=3) - SPIN late (l=5)", "spin_m5_l5.natural", M3_SPIN),
+    ("oracle_vs_naive", "Oracle - Naive", M3_NAIVE, M3_ORACLE),
+]
+M3_GRID_LAYERS = [("early", "Early (l=1)", 1), ("mid", "Mid (l=3)", 3), ("late", "Late (l=5)", 5)]
+M3_GRID_MS = [1, 3, 5, 7, 9]
+M3_GRID_CELLS = [{"layer": key, "m": m, "learned": f"spin_m{m}_l{layer}.natural",
+                  "random": [f"spin_random_m{m}_l{layer}.natural"]}
+                 for key, _, layer in M3_GRID_LAYERS for m in M3_GRID_MS]
+def m3_adaptation_row(key, label, point, cell, layer, record_folder):
+    """A Table 5 row; its parameter count is computed from the weights its provenance record names."""
+    return {"key": f"{key}_l{layer}", "label": label, "layer": point, "run": f"{cell}_l{layer}.natural",
+            "weights": f"{record_folder}/{cell}_l{layer}.json"}
+
+
+M3_ADAPTATION_ROWS = [
+    m3_adaptation_row("spin", "SPIN (m=5)", "L0", "spin_m5", 0, "provenance/spin"),
+    m3_adaptation_row("spin", "SPIN (m=5)", "L3", "spin_m5", 3, "provenance/spin"),
+    m3_adaptation_row("prefix", "Prefix-tuning (k=10)", "L0", "prefix_m5_k10", 0, "provenance/spin/adapt"),
+    m3_adaptation_row("prefix", "Prefix-tuning (k=10)", "L3", "prefix_m5_k10", 3, "provenance/spin/adapt"),
+    m3_adaptation_row("lora", "LoRA (r=16)", "L0-6", "lora_m5_r16", 0, "provenance/spin/adapt"),
+    m3_adaptation_row("lora", "LoRA (r=16)", "L3-6", "lora_m5_r16", 3, "provenance/spin/adapt"),
+    m3_adaptation_row("adapter", "Adapter (r=64)", "L0-6", "adapter_m5_r64", 0, "provenance/spin/adapt"),
+    m3_adaptation_row("adapter", "Adapter (r=64)", "L3-6", "adapter_m5_r64", 3, "provenance/spin/adapt"),
+]
+M3_SOURCE_ROWS = [{"key": "naive", "label": "Naive", "run": M3_NAIVE},
+                  {"key": "spin", "label": "SPIN (m=5)", "run": M3_SPIN},
+                  {"key": "oracle", "label": "Oracle", "run": M3_ORACLE}]
+M3_GROUPINGS = [{"key": "package", "label": "Source package (corpus 'source': 21 Debian TeX Live packages)",
+                 "field": "source"},
+                {"key": "modality", "label": "Modality (every document is PDF page text)", "constant": "pdf-text"}]
+M3_DISPERSION_ROWS = [{"key": "naive", "label": "Naive", "run": M3_NAIVE}] + [
+    {"key": f"spin_m{m}", "label": f"SPIN, m={m}", "run": f"spin_m{m}_l3.natural"} for m in (1, 3, 5)]
+M3_DISPERSIONS = "data/v1/facts/dispersion_minilm.jsonl"
+M3_FIGURE4_ROWS = [{"key": "naive", "label": "Naive retrieval (original query)", "run": M3_NAIVE},
+                   {"key": "multi", "label": "Multi-query retrieval (conditions, round robin)", "run": M3_ORACLE}]
+
+
+def multi3ir_runs():
+    """Every run the Multi3IR section reads."""
+    rows = (M3_COVERAGE_ROWS + M3_ADAPTATION_ROWS + M3_SOURCE_ROWS + M3_DISPERSION_ROWS
+            + M3_FIGURE4_ROWS)
+    runs = {r["run"] for r in rows if r.get("run")} | {r for c in M3_CONTRASTS for r in c[2:]}
+    runs |= {c["learned"] for c in M3_GRID_CELLS} | {r for c in M3_GRID_CELLS for r in c["random"]}
+    return sorted(runs)
+
+
 #: Multi3IR observations re-tested with HC@10 (HC@100 is 99-100 for every run here: v1 queries have
 #: about 138 positive documents each, so the top 100 almost always covers every condition).
 MULTI3IR_FINDINGS = [
@@ -611,12 +673,23 @@ MULTI3IR_UNTESTABLE = [
 
 
 def multi3ir_tables_v1(ctx):
-    """The Multi3IR section of v1 (issue 15): its tables and the observations as findings."""
-    if not (ROOT / MULTI3IR_SECTION).exists():
+    """The Multi3IR section of v1 (issues 15, 25): its tables and the observations as findings."""
+    if not all(r in ctx.index for r in multi3ir_runs()):
         return []
-    tables = [{"id": table, "kind": "multi3ir", "section": MULTI3IR_SECTION, "table": table,
-               "seed": SEED, "replicates": REPLICATES, "draws": DRAWS,
-               **({"title": title} if title else {})} for table, title in MULTI3IR_TABLES]
+    grid = {"layers": [{"key": key, "label": label} for key, label, _ in M3_GRID_LAYERS], "ms": M3_GRID_MS,
+            "cells": M3_GRID_CELLS}
+    tables = [
+        {"id": "m3_table2", "kind": "perspective_coverage", "rows": M3_COVERAGE_ROWS,
+         "seed": SEED, "replicates": REPLICATES},
+        {"id": "m3_contrasts", "kind": "perspective_contrasts", "seed": SEED, "replicates": REPLICATES, "draws": DRAWS,
+         "contrasts": [{"key": k, "label": l, "base": b, "variant": v} for k, l, b, v in M3_CONTRASTS]},
+    ] + [{"id": f"m3_table4_hc{k}", "kind": "layer_grid", "k": k, **grid} for k in (10, 100)] + [
+        {"id": "m3_table5", "kind": "adaptation", "rows": M3_ADAPTATION_ROWS},
+        {"id": "m3_table6", "kind": "knowledge_sources", "rows": M3_SOURCE_ROWS, "groupings": M3_GROUPINGS},
+    ] + [{"id": f"m3_table7_hc{k}", "kind": "dispersion_quartiles", "k": k, "rows": M3_DISPERSION_ROWS,
+          "naive": "naive", "dispersions": M3_DISPERSIONS} for k in (10, 100)] + [
+        {"id": "m3_figure4", "kind": "perspective_hits", "rows": M3_FIGURE4_ROWS, "k": M3_HIT.k},
+    ]
     tables.append({"id": "multi3ir_findings", "kind": "findings",
                    "title": "Do the Multi3IR paper's observations replicate on v1 (HC@10)?",
                    "seed": SEED, "replicates": REPLICATES,

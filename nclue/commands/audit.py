@@ -15,7 +15,7 @@ from ..formats import dumps_canonical, write_bytes_atomic
 from ..release import load_release
 from ..label_audit.challenge import MEASURES as CONTRAST_MEASURES
 from ..measures import REGISTRY
-from ..tables import Table
+from ..table import Table
 
 DESCRIPTION = """\
 Offline label audit of a release (n-Clue paper, supplement sec. 10; docs/AUDIT.md).
@@ -114,7 +114,7 @@ def run_sample(args: argparse.Namespace) -> int:
     from ..label_audit.pools import FIRST_PASS_ORDER, FIRST_PASS_PAGES
     from ..label_audit.sampling import draw_sample, sample_table_rows, stratum_label
     from ..label_audit.spec import StagePair, build_stage
-    from ..tables import Column
+    from ..table import Column
     release = load_release(args.release)
     policy = _policy(args)
     pairs = draw_sample(release, args.n, args.seed)

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..agreement import fleiss_kappa, kappa_from_matrix, wilson_interval
 from ..errors import NclueError
-from ..tables import Column, Table
+from ..table import Column, Table
 from .record import Record, completed_by_all
 from .spec import KeyItem
 

@@ -26,7 +26,7 @@ from ..metrics import aggregate, evaluate, outcomes, per_query_from_outcomes, qu
 from ..release import Release
 from ..run_index import RunIndex
 from ..runs import Run, load_run
-from ..tables import Column, Table
+from ..table import Column, Table
 
 
 def measure_keys(k: int, registry: MeasureRegistry = REGISTRY) -> List[Tuple[str, str]]:

@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..agreement import cohen_kappa, wilson_interval
 from ..claims import format_fixed
 from ..errors import NclueError
-from ..tables import Column, Table
+from ..table import Column, Table
 
 COLUMNS = (Column("agree", "agree", 0), Column("n", "of", 0), Column("percent", "%", 1),
            Column("lo", "Wilson 95% lo", 1), Column("hi", "Wilson 95% hi", 1), Column("kappa", "kappa", 3))

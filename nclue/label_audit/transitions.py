@@ -14,7 +14,7 @@ Over the audited pairs (every pair both first-pass evaluators completed):
 from typing import Dict, List, Sequence
 
 from ..agreement import transition_matrix
-from ..tables import Column, Table
+from ..table import Column, Table
 from .repair import PairOutcome
 
 GRADES = (0, 1, 2, 3)

@@ -15,7 +15,7 @@ from ..label_audit.report_section import policy_text, section_paragraphs
 from ..tables.findings import findings_sentences, summary_counts
 from ..tables.label_audit import repository_file
 from ..tables.kinds import TABLE_KINDS, build_tables
-from ..tables.model import Table
+from ..table import Table
 from ..tables.spec import SpecKind
 from .document import BulletList, Document, Figure, Heading, Paragraph, TableBlock
 from .figures import FIGURE_KINDS

@@ -12,7 +12,7 @@ relative path), with backslash escapes of ASCII punctuation.
 from dataclasses import dataclass
 from typing import Tuple, Union
 
-from ..tables.model import Table
+from ..table import Table
 
 
 @dataclass(frozen=True)

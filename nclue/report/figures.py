@@ -5,7 +5,9 @@
 * ``delta_plane`` (Figure 2(b), sec. 3.4): each paired effect at (delta Gold Hit@k, delta n-Clue
   Score@k) with its 95% family-clustered bootstrap interval on both axes.
 
-Drawing is :mod:`nclue.figures`; these builders only pick the runs and compute the points.
+Drawing is :mod:`nclue.figures`; these builders only pick the runs and compute the points. The
+Multi³IR Figure 4 analogue, ``perspective_hits``, is a module of its own
+(:mod:`nclue.report.perspective_hits`).
 """
 
 from dataclasses import dataclass
@@ -14,10 +16,8 @@ from typing import Optional, Tuple
 from .. import inference
 from ..context import ReleaseContext
 from ..figures import LandscapePoint, PairedEffect, delta_plane_svg, landscape_svg
-from ..multi3ir_figure import hit_rank_svg
-from ..multi3ir_tables import hit_rank_series
-from ..tables.multi3ir import Multi3irSpec, section_tables
 from ..tables.spec import SpecKind, setting
+from . import perspective_hits
 
 
 @dataclass(frozen=True)
@@ -82,33 +82,10 @@ def delta_plane_figure(spec: DeltaPlaneSpec, ctx: ReleaseContext) -> str:
                            figure_id=spec.id)
 
 
-@dataclass(frozen=True)
-class PerspectiveHitsSpec:
-    id: str = setting("text", "figure id (file `figures/<id>.svg`)")
-    kind: str = setting("text", "`perspective_hits`")
-    title: Optional[str] = setting("text", "title drawn in the figure", None)
-    caption: Optional[str] = setting("text", "caption in the report (default: the id)", None)
-    section: str = setting("text", "the Multi³IR section file (as in the `multi3ir` tables)")
-    seed: int = setting("seed", "resampling seed of the section", 11)
-    replicates: int = setting("count", "bootstrap replicates of the section", 1000)
-    draws: int = setting("count", "sign-flip draws of the section", 10000)
-
-
-def perspective_hits_figure(spec: PerspectiveHitsSpec, ctx: ReleaseContext) -> str:
-    """Multi³IR Figure 4 analogue: Hit@k per perspective rank within the query, naive vs
-    multi-query retrieval (the section's ``m3_figure4`` table, drawn by
-    :func:`nclue.multi3ir_figure.hit_rank_svg`)."""
-    section = Multi3irSpec(spec.id, "multi3ir", None, spec.section, "m3_figure4", spec.seed,
-                           spec.replicates, spec.draws)
-    table = section_tables(section, ctx)["m3_figure4"]
-    return hit_rank_svg(hit_rank_series(table), spec.title or table.title, figure_id=spec.id)
-
-
 FIGURE_KINDS = {kind.name: kind for kind in (
     SpecKind("landscape", LandscapeSpec, landscape_figure,
               "Figure 2(a) analogue: Gold Hit@k against n-Clue Score@k, one point per run."),
     SpecKind("delta_plane", DeltaPlaneSpec, delta_plane_figure,
               "Figure 2(b) analogue: paired effects with family-bootstrap intervals on both axes."),
-    SpecKind("perspective_hits", PerspectiveHitsSpec, perspective_hits_figure,
-              "Multi³IR Figure 4 analogue: Hit@k by perspective rank, naive vs multi-query."),
+    perspective_hits.KIND,
 )}

@@ -3,7 +3,7 @@
 import math
 from typing import Any, Dict, Sequence
 
-from ..tables.model import Table
+from ..table import Table
 
 
 def tables_json(release_name: str, tables: Sequence[Table]) -> Dict[str, Any]:

@@ -7,7 +7,7 @@ Blocks are separated by one blank line; tables print every cell at its printed d
 from typing import List
 
 from ..claims import format_fixed
-from ..tables.model import Table
+from ..table import Table
 from .document import BulletList, Document, Figure, Heading, Paragraph, TableBlock
 
 

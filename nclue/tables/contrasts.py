@@ -25,7 +25,7 @@ from ..inference.montecarlo import (holm_with_terms, interval_fragile, p_fragile
                                     paired_bounds_error)
 from ..inference.simultaneous import block_analysis
 from ..measures import Measure
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

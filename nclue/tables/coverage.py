@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 from ..context import ReleaseContext
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

@@ -12,7 +12,7 @@ from typing import Dict, Optional, Tuple
 
 from ..context import ReleaseContext
 from ..errors import InputError
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

@@ -23,7 +23,7 @@ from ..inference.matching import greedy_match
 from ..inference.montecarlo import paired_bounds_error
 from ..measures import Measure
 from .contrasts import _vector
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

@@ -26,7 +26,7 @@ from ..inference.montecarlo import interval_fragile, quantile_se
 from ..inference.resampling import percentile
 from ..measures import Measure
 from .contrasts import _vector
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

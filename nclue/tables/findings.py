@@ -52,7 +52,7 @@ from ..inference.resampling import _paired, percentile
 from ..context import ReleaseContext
 from ..errors import InputError, NclueError
 from ..measures import Measure
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 VERDICT_TEXT = {1: "replicates", 0: "same direction, not significant",

@@ -9,7 +9,7 @@ from typing import Optional, Tuple
 
 from ..context import ReleaseContext
 from ..release import FORMS
-from .model import Column, Table, qualified_key
+from ..table import Column, Table, qualified_key
 from .spec import SpecKind, setting, spec_title
 
 

@@ -12,7 +12,7 @@ from typing import Dict, Optional, Sequence
 
 from ..context import ReleaseContext
 from ..instrument.gates import distinct_page_assignment, single_page_solvable
-from .model import Column, Table, with_row_decimals
+from ..table import Column, Table, with_row_decimals
 from .spec import SpecKind, setting, spec_title
 
 #: Printed decimals of the non-count rows (every other row is a count).

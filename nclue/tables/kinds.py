@@ -8,19 +8,24 @@ from typing import List, Mapping, Sequence
 
 from ..context import ReleaseContext
 from ..errors import InputError
-from . import (contrasts, coverage, findings, forms, instrument, label_audit, membership, multi3ir, outcomes,
+from . import (contrasts, coverage, findings, forms, instrument, label_audit, membership, outcomes,
                page_evidence, paired_tests, scorecard, sensitivity, slices)
+from . import (adaptation, dispersion_quartiles, knowledge_sources, layer_grid,
+               perspective_contrasts, perspective_coverage, perspective_hits)
 from . import (coverage_by_n, density_matched, difficulty_regression,
                length_matched, masking, metric_agreement, observations, ranked_matrix,
                source_breakdown, source_shift, tie_sensitivity, worked_example)
-from .model import Table
+from ..table import Table
 from .spec import SpecKind, SpecScope, parse_spec
 
 TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
     instrument.KIND, scorecard.KIND, outcomes.KIND, page_evidence.KIND, slices.KIND, forms.KIND,
     coverage.KIND, contrasts.KIND, sensitivity.KIND, membership.KIND, paired_tests.KIND,
     findings.KIND, label_audit.STATUS, label_audit.QUOTE_AUDIT, label_audit.IMPACT_RUNS,
-    label_audit.IMPACT_SUMMARY, multi3ir.KIND,
+    label_audit.IMPACT_SUMMARY,
+    # the Multi³IR section (issues 15, 25): Tables 2, 2 contrasts, 4, 5, 6, 7, Figure 4's numbers
+    perspective_coverage.KIND, perspective_contrasts.KIND, layer_grid.KIND, adaptation.KIND,
+    knowledge_sources.KIND, dispersion_quartiles.KIND, perspective_hits.KIND,
     # construct validity and uncertainty (issue 14)
     length_matched.KIND, density_matched.KIND, difficulty_regression.KIND, metric_agreement.KIND,
     coverage_by_n.KIND, worked_example.KIND, masking.KIND, source_shift.KIND,

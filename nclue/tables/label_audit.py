@@ -20,7 +20,7 @@ from ..label_audit.policy import load_policy
 from ..label_audit.repair import load_label_version
 from ..label_audit.report_section import mechanical_table, status_table
 from ..label_audit.verify import repair_ids
-from .model import Table
+from ..table import Table
 from .spec import SpecKind, setting
 
 

@@ -18,7 +18,7 @@ from .. import inference
 from ..context import ReleaseContext
 from ..inference.matching import matched_pairs, pairs_auc
 from ..inference.montecarlo import paired_bounds_error
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

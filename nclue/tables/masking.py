@@ -22,7 +22,7 @@ from ..context import ReleaseContext
 from ..inference.montecarlo import paired_bounds_error
 from ..measures import Measure
 from .contrasts import _vector
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 POSITIONS = (1, 2, 3)

@@ -10,7 +10,7 @@ from typing import Optional
 
 from .. import inference
 from ..context import ReleaseContext
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

@@ -15,7 +15,7 @@ from ..agreement import average_ranks, spearman_rho
 from ..context import ReleaseContext
 from ..errors import InputError, NclueError
 from ..measures import Measure
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

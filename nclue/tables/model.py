@@ -1,64 +1,6 @@
-"""Table records shared by the report and the modules that contribute report tables.
+"""Compatibility alias: the :class:`Table` record moved to :mod:`nclue.table` (a layer below the
+table kinds). New code imports it from there; this module only re-exports it."""
 
-A :class:`Table` holds unrounded cells under typed columns; each column (or row) states how
-many decimals are printed, and every printed cell becomes a claim (:mod:`nclue.claims`).
-"""
+from ..table import Column, RowDecimalsTable, Table, qualified_key, with_row_decimals
 
-from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Tuple
-
-from ..measures import Measure
-
-
-def qualified_key(qualifier: str, measure: Measure) -> str:
-    """A column key for a measure within a group of columns: ``n=2:nclue_score@10``."""
-    return f"{qualifier}:{measure.name}"
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    header: str
-    decimals: int
-
-
-@dataclass(frozen=True)
-class Table:
-    """A report table: rows of unrounded cells under typed columns."""
-
-    table_id: str
-    title: str
-    columns: Tuple[Column, ...]
-    rows: Tuple[Tuple[str, str, Mapping[str, Optional[float]]], ...]  # (row key, label, cells)
-    note: str = ""
-
-    def cells(self) -> Dict[Tuple[str, str, str], float]:
-        out = {}
-        for row_key, _, values in self.rows:
-            for column in self.columns:
-                value = values.get(column.key)
-                if value is not None:
-                    out[(self.table_id, row_key, column.key)] = value
-        return out
-
-    def decimals(self) -> Dict[Tuple[str, str, str], int]:
-        places = {c.key: c.decimals for c in self.columns}
-        return {key: places[key[2]] for key in self.cells()}
-
-
-@dataclass(frozen=True)
-class RowDecimalsTable(Table):
-    """A table whose printed decimals vary per row (one-column statistics tables)."""
-
-    row_decimals: Mapping[str, int] = None  # type: ignore[assignment]
-
-    def decimals(self) -> Dict[Tuple[str, str, str], int]:
-        base = super().decimals()
-        return {key: self.row_decimals.get(key[1], places) for key, places in base.items()}
-
-
-def with_row_decimals(table: Table, row_decimals: Mapping[str, int]) -> Table:
-    return RowDecimalsTable(table.table_id, table.title, table.columns, table.rows, table.note,
-                            dict(row_decimals))
-
-
+__all__ = ["Column", "RowDecimalsTable", "Table", "qualified_key", "with_row_decimals"]

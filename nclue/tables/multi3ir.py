@@ -1,67 +1,128 @@
-"""Kind ``multi3ir``: the Multi³IR section on an n-Clue release (Multi³IR paper, sec. 4-6:
-Tables 2, 4, 5, 6, 7 and Figure 4's numbers), each condition a perspective.
+"""The Multi³IR section on an n-Clue release: the rows its table kinds declare and what they share.
 
-A release declares the section once, as a JSON file of run ids, rows, contrasts and groupings
-(``docs/multi3ir_v1_spec.json`` for v1; :func:`nclue.multi3ir_tables.spec_from_dict`), and one
-``multi3ir`` table entry per table it prints (``table``: ``m3_table2``, ``m3_contrasts``,
-``m3_table4_hc10``, ...). The section is computed once per release (every table shares its
-per-query vectors and resampled families) by :func:`nclue.multi3ir_tables.multi3ir_tables`.
+The Multi³IR paper (``/work/shared/seeds/002_1e1dc913949f1555.txt``; no arXiv id is printed in
+the seed text) evaluates perspective coverage; on an n-Clue release each condition of a query is
+a perspective, supported by the judged documents whose evidence covers it
+(:func:`nclue.coverage.perspectives_from_release`). The section is one table kind per table of
+the paper, each a module of its own, declared in ``report.json`` like every other kind:
+
+* ``perspective_coverage`` (Table 2, :mod:`.perspective_coverage`): HC@k per method with
+  intervals; the soft-coverage columns SC@k are present and empty (no LLM judge runs here);
+* ``perspective_contrasts`` (Table 2's paired contrasts, :mod:`.perspective_contrasts`);
+* ``layer_grid`` (Table 4, :mod:`.layer_grid`): HC@k over m x injection layer, learned and
+  random-vector rows and their difference;
+* ``adaptation`` (Table 5, :mod:`.adaptation`): steering methods with their trainable
+  parameters, counted from the committed weight files (:mod:`nclue.weights`);
+* ``knowledge_sources`` (Table 6, :mod:`.knowledge_sources`);
+* ``dispersion_quartiles`` (Table 7, :mod:`.dispersion_quartiles`);
+* ``perspective_hits`` (Figure 4's numbers, :mod:`.perspective_hits`; the figure itself is the
+  figure kind of :mod:`nclue.report.perspective_hits`).
+
+Each kind's ``build(spec, ctx)`` reads the per-query vectors of its runs from the context and
+calls the kind's pure table function (explicit inputs, one :class:`nclue.table.Table` out,
+unrounded cells in percentage points, columns stating their printed decimals), which the tests
+feed hand-made vectors. A row whose run is none is a system that does not run on this
+instrument: its cells are empty (never claims) and the note names it with the reason. Measure
+names and headers come from the measure registry; the resampling settings (``seed``,
+``replicates``, ``draws``) are each table's own ``report.json`` settings, whose defaults are
+the paper's frozen ones (:data:`nclue.inference.DEFAULT_SEED` and the others).
 """
 
-from dataclasses import dataclass, replace
-from typing import Dict, Optional
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional, Sequence
 
 from ..context import ReleaseContext
-from ..coverage import load_dispersions, rankings_of
 from ..errors import InputError
-from ..formats import read_json
-from ..multi3ir_tables import groupings_from_spec, multi3ir_tables, spec_from_dict
-from .label_audit import repository_file
-from .model import Table
-from .spec import SpecKind, setting
+from ..measures import Measure
+from .spec import setting
+
+PerQuery = Mapping[str, Mapping[str, Mapping[str, float]]]   # run -> measure name -> qid -> value
 
 
 @dataclass(frozen=True)
-class Multi3irSpec:
-    id: str = setting("text", "table id")
-    kind: str = setting("text", "`multi3ir`")
-    title: Optional[str] = setting("text", "printed title (default: the section's)", None)
-    section: str = setting("text", "the section's JSON file, relative to the repository")
-    table: str = setting("text", "which table of the section (m3_table2, m3_contrasts, ...)")
-    seed: int = setting("seed", "resampling seed", 11)
-    replicates: int = setting("count", "bootstrap replicates", 1000)
-    draws: int = setting("count", "sign-flip draws", 10000)
+class MethodRow:
+    """One row of Tables 6 and 7 and of Figure 4: a method and its run."""
+
+    key: str = setting("text", "row key (its claims are keyed by it)")
+    label: str = setting("text", "printed row label")
+    run: str = setting("run", "the method's run")
 
 
-def section_tables(spec: Multi3irSpec, ctx: ReleaseContext) -> Dict[str, Table]:
-    """Every table of the section, by table id (computed once per context and settings)."""
-    def compute() -> Dict[str, Table]:
-        path = repository_file(ctx, spec.section)
-        data = read_json(path)
-        try:
-            section = spec_from_dict(data)
-            groupings = groupings_from_spec(data.get("table6_groupings"), ctx.release.corpus)
-        except ValueError as exc:
-            raise InputError(path, str(exc)) from None
-        for run_id in section.runs():
-            ctx.entry(run_id)  # an unknown run id is refused, naming report.json
-        dispersions = load_dispersions(repository_file(ctx, data["table7_dispersions"]))
-        rankings = {run_id: rankings_of(ctx.run(run_id)) for run_id in section.runs()}
-        tables = multi3ir_tables(section, ctx.perspectives, rankings, ctx.families, groupings,
-                                 dispersions, replicates=spec.replicates, draws=spec.draws,
-                                 seed=spec.seed)
-        return {t.table_id: t for t in tables}
-    return ctx.derived(("multi3ir", spec.section, spec.seed, spec.replicates, spec.draws), compute)
+@dataclass(frozen=True)
+class CoverageRow:
+    """One row of Table 2: a method, its run (none for a system that cannot run here, with the
+    reason) and its number of query embeddings m."""
+
+    key: str = setting("text", "row key (its claims are keyed by it)")
+    label: str = setting("text", "printed row label")
+    run: Optional[str] = setting("run", "the method's run; none for a system that cannot run "
+                                        "here", None)
+    blocked: Optional[str] = setting("text", "why the system does not run (required without a "
+                                             "run; provenance/BLOCKED_SYSTEMS.md)", None)
+    m: Any = setting("embeddings", "query embeddings m (Table 2's m column)", None)
 
 
-def build(spec: Multi3irSpec, ctx: ReleaseContext) -> Table:
-    tables = section_tables(spec, ctx)
-    if spec.table not in tables:
-        raise InputError(ctx.layout.report_spec, f"table {spec.id!r}: the section has no table "
-                                                 f"{spec.table!r} (has: {', '.join(tables)})")
-    t = tables[spec.table]
-    return replace(t, table_id=spec.id, title=spec.title or t.title)
+def points(x: float) -> float:
+    """A share in [0, 1] as percentage points."""
+    return 100.0 * x
 
 
-KIND = SpecKind("multi3ir", Multi3irSpec, build,
-                "Multi³IR section (Tables 2, 4, 5, 6, 7, Figure 4's numbers) from a section file.")
+def mean_points(values: Mapping[str, float]) -> float:
+    """The mean of a per-query vector, in percentage points (an exact sum, then the mean)."""
+    return points(math.fsum(values.values()) / len(values))
+
+
+def vector_of(per_query: PerQuery, run: str, measure: Measure) -> Mapping[str, float]:
+    """``per_query[run][measure.name]``; ValueError naming both when it is absent."""
+    try:
+        return per_query[run][measure.name]
+    except KeyError:
+        raise ValueError(f"no per-query {measure.name} for run {run!r}") from None
+
+
+def same_queries(per_query: PerQuery, runs: Sequence[str], measure: Measure) -> Sequence[str]:
+    """The query ids every run's vector covers (ValueError when two runs differ)."""
+    if not runs:
+        raise ValueError("no run to compare")
+    qids = set(vector_of(per_query, runs[0], measure))
+    for run in runs[1:]:
+        if set(vector_of(per_query, run, measure)) != qids:
+            raise ValueError(f"run {run!r} does not cover the same queries as {runs[0]!r}")
+    return sorted(qids)
+
+
+def check_row_keys(rows: Sequence[Any]) -> None:
+    """ValueError when two rows share a key (their claims would collide)."""
+    seen = set()
+    for row in rows:
+        if row.key in seen:
+            raise ValueError(f"row key {row.key!r} is used twice")
+        seen.add(row.key)
+
+
+def blocked_note(rows: Sequence[Any]) -> str:
+    """The note's sentence naming the rows without a run and why (empty when every row runs)."""
+    blocked = [f"{r.label}: {r.blocked}" for r in rows if r.run is None]
+    return (" Not run here (empty cells; provenance/BLOCKED_SYSTEMS.md): " + "; ".join(blocked)
+            + ".") if blocked else ""
+
+
+def context_vectors(ctx: ReleaseContext, table_id: str, runs: Sequence[str],
+                    measures: Sequence[Measure]) -> Dict[str, Dict[str, Mapping[str, float]]]:
+    """``{run: {measure name: {qid: value}}}`` from the context's cached per-query vectors."""
+    out: Dict[str, Dict[str, Mapping[str, float]]] = {}
+    for run in runs:
+        for measure in measures:
+            vector = ctx.vector(run, measure)
+            if vector is None:
+                raise InputError(ctx.layout.report_spec, f"table {table_id!r}: run {run!r} has "
+                                                         f"no per-query {measure.name!r}")
+            out.setdefault(run, {})[measure.name] = vector
+    return out
+
+
+def table_failure(ctx: ReleaseContext, table_id: str, exc: Exception) -> InputError:
+    """A table function's refusal (ValueError) as one line naming ``report.json`` and the table."""
+    return InputError(ctx.layout.report_spec, f"table {table_id!r}: {exc}")
+

@@ -42,7 +42,7 @@ from .density_matched import matching
 from .difficulty_regression import design, regress
 from .findings import EQUIVALENCE_LEVEL, NULL_VERDICT_TEXT, VERDICT_TEXT, verdict
 from .length_matched import query_pairs
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 BETA_KEYS = {"delta": "beta", "ci_lo": "beta_lo", "ci_hi": "beta_hi", "lo90": "beta_lo90",

@@ -10,7 +10,7 @@ from typing import Optional, Tuple
 from ..context import ReleaseContext
 from ..errors import InputError
 from ..measures import count_key
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

@@ -21,7 +21,7 @@ from ..inference.resampling import percentile
 from ..context import ReleaseContext
 from ..measures import Measure
 from .contrasts import _vector
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

@@ -10,7 +10,7 @@ from typing import Optional, Tuple
 
 from ..context import ReleaseContext
 from ..measures import Measure
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

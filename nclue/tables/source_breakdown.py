@@ -19,7 +19,7 @@ from ..errors import InputError, NclueError
 from ..inference.montecarlo import p_value_se
 from ..measures import Measure
 from .contrasts import _vector
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 EXACT_UP_TO = 12

@@ -21,7 +21,7 @@ from ..layout import ReleaseLayout
 from ..errors import InputError
 from ..inference.montecarlo import paired_bounds_error
 from ..measures import Measure
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 DIRECTION_TEXT = {1: "same", -1: "flip", 0: "zero on one side"}

@@ -136,6 +136,23 @@ def _ks(value: Any, scope: SpecScope, what: str) -> Tuple[int, ...]:
     return tuple(sorted(set(ks)))
 
 
+def _counts(value: Any, scope: SpecScope, what: str) -> Tuple[int, ...]:
+    if not isinstance(value, list) or not value:
+        raise scope.fail(what, "must be a non-empty list of distinct integers >= 1")
+    counts = tuple(_integer(v, scope, what, 1) for v in value)
+    if len(set(counts)) != len(counts):
+        raise scope.fail(what, "lists a value twice")
+    return counts
+
+
+def _embeddings(value: Any, scope: SpecScope, what: str) -> Any:
+    if value == "perspectives":
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise scope.fail(what, "must be an integer >= 1 or \"perspectives\"")
+    return value
+
+
 def _counts0(value: Any, scope: SpecScope, what: str) -> Tuple[int, ...]:
     if not isinstance(value, list) or not value:
         raise scope.fail(what, "must be a non-empty list of integers >= 0")
@@ -220,7 +237,10 @@ VALUE_KINDS: Mapping[str, Tuple[Validator, str]] = {
     "measure": (_measure, "measure name (`nclue_score`, `gold_hit@10`, `hc@10`, `auc`, ...)"),
     "measures": (_measures, "non-empty list of measure names"),
     "ks": (_ks, "non-empty list of cutoffs >= 1"),
+    "counts": (_counts, "non-empty list of distinct integers >= 1, in order"),
     "counts0": (_counts0, "non-empty list of integers >= 0"),
+    "embeddings": (_embeddings, "integer >= 1, or \"perspectives\" (the mean number of a query's "
+                                "perspectives)"),
     "forms": (_forms, "non-empty list of query forms (raw, clean, natural)"),
     "direction": (_direction, "\"+\", \"-\" or \"0\""),
     "form_pairs": (_form_pairs, "object {form: [base run, variant run]}"),

@@ -18,7 +18,7 @@ from ..context import ReleaseContext
 from ..errors import InputError
 from ..measures import Measure
 from ..tie_rules import TieView
-from .model import Column, Table
+from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
 
 

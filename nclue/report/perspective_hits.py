@@ -1,21 +1,27 @@
-"""Figure 4 analogue as SVG text (Multi3IR paper, sec. 4.1; standard library only).
+"""Figure kind ``perspective_hits``: the Multi³IR Figure 4 analogue as SVG (Multi³IR paper, sec. 4.1).
 
 "Hit@20 is measured for each perspective and perspectives are ranked accordingly. (a) Naive
 retrieval using the original query. (b) Multi-query retrieval using ground-truth perspective
-descriptions, with results aggregated via Round Robin." :func:`hit_rank_svg` draws one panel per
-series side by side: a bar per perspective rank (1 = the query's best-covered perspective) whose
-height is the mean Hit@k at that rank (:func:`nclue.multi3ir_tables.hit_rank_table` /
-:func:`nclue.coverage.hit_rank_profile`), on a shared 0-100 axis, with each bar's value printed
-above it. Pure: the same input gives byte-identical text (fixed canvas, 2-decimal coordinates,
-1-decimal labels). Bad input (no series, an empty series, a value outside [0, 100], a non-finite
-number, a duplicate rank, an unusable string) raises :class:`NclueError`.
+descriptions, with results aggregated via Round Robin." The figure draws the numbers of the
+table kind of the same name (:mod:`nclue.tables.perspective_hits`, computed once for both):
+:func:`hit_rank_svg` draws one panel per row side by side, a bar per perspective rank (1 = the
+query's best-covered perspective) whose height is the mean Hit@k at that rank, on a shared 0-100
+axis, with each bar's value printed above it. Pure drawing: the same input gives byte-identical
+text (fixed canvas, 2-decimal coordinates, 1-decimal labels). Bad input (no series, an empty
+series, a value outside [0, 100], a non-finite number, a duplicate rank, an unusable string)
+raises :class:`NclueError`.
 """
 
 import math
-from typing import List, Sequence, Tuple
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
 
-from .errors import NclueError
-from .figures import COLOURS, esc, fmt
+from ..context import ReleaseContext
+from ..errors import NclueError
+from ..figures import COLOURS, esc, fmt
+from ..tables.multi3ir import MethodRow
+from ..tables.perspective_hits import hit_rank_series, perspective_hit_table
+from ..tables.spec import SpecKind, setting
 
 WIDTH = 800
 HEIGHT = 420
@@ -46,9 +52,10 @@ def _check(series: Sequence[Tuple[str, Sequence[Tuple[int, float]]]]) -> None:
 
 
 def hit_rank_svg(series: Sequence[Tuple[str, Sequence[Tuple[int, float]]]], title: str,
-                 figure_id: str = "fig4", y_label: str = "Hit@20 (%)",
+                 y_label: str, figure_id: str = "fig4",
                  x_label: str = "perspective rank within the query") -> str:
-    """One bar panel per ``(label, [(rank, value)])`` series (values in percentage points)."""
+    """One bar panel per ``(label, [(rank, value)])`` series (values in percentage points);
+    ``y_label`` names the measure (``Hit@20 (%)``)."""
     _check(series)
     for text in (title, y_label, x_label):
         if not isinstance(text, str) or any(ord(ch) < 32 for ch in text):
@@ -112,3 +119,27 @@ def hit_rank_svg(series: Sequence[Tuple[str, Sequence[Tuple[int, float]]]], titl
                f'font-size="13" text-anchor="middle">{esc(x_label)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class PerspectiveHitsFigureSpec:
+    id: str = setting("text", "figure id (file `figures/<id>.svg`)")
+    kind: str = setting("text", "`perspective_hits`")
+    title: Optional[str] = setting("text", "title drawn in the figure (default: the table's)", None)
+    caption: Optional[str] = setting("text", "caption in the report (default: the id)", None)
+    rows: Tuple[MethodRow, ...] = setting(MethodRow, "the panels: one method each (as in the "
+                                                     "`perspective_hits` table)")
+    k: int = setting("count", "cutoff of the per-perspective Hit@k", 20)
+
+
+def perspective_hits_figure(spec: PerspectiveHitsFigureSpec, ctx: ReleaseContext) -> str:
+    """Multi³IR Figure 4 analogue: Hit@k per perspective rank within the query, one panel per
+    method (naive vs multi-query retrieval in the paper)."""
+    table = perspective_hit_table(ctx, spec.id, None, spec.rows, spec.k)
+    header = ctx.registry.header(ctx.registry.measure("perspective_hit", spec.k))
+    return hit_rank_svg(hit_rank_series(table), spec.title or table.title, f"{header} (%)",
+                        figure_id=spec.id)
+
+
+KIND = SpecKind("perspective_hits", PerspectiveHitsFigureSpec, perspective_hits_figure,
+                "Multi³IR Figure 4 analogue: Hit@k by perspective rank, naive vs multi-query.")
