@@ -256,11 +256,12 @@ def run_import(args: argparse.Namespace) -> int:
 def run_repair(args: argparse.Namespace) -> int:
     from ..label_audit.policy import check_recorded
     from ..label_audit.record import read_record
-    from ..label_audit.repair import (apply_repair, copy_hashes, decide, gold_gate_problems, golds_counted,
-                                      gzipped_qrels, load_label_version, read_repair, repair_paths,
-                                      repair_rows, write_copy, write_repair)
+    from ..label_audit.repair import (apply_repair, collapsed_streams, copy_hashes, decide, gold_gate_problems,
+                                      golds_counted, gzipped_qrels, load_label_version, read_repair,
+                                      repair_paths, repair_rows, write_copy, write_repair)
     from ..label_audit.spec import check_release
-    from ..label_audit.transitions import grade_transition_table, label_transition_table, role_table, stratum_table
+    from ..label_audit.transitions import (flagged_conditions, flagged_table, grade_transition_table,
+                                           label_transition_table, role_table, stratum_table)
     from ..formats import jsonl_text, sha256_bytes
     release = load_release(args.release)
     policy = _policy(args)
@@ -273,6 +274,19 @@ def run_repair(args: argparse.Namespace) -> int:
     for earlier in args.after or []:
         base, _ = load_label_version(base, earlier)
     outcomes = decide(first, adjudications, policy)
+    collapsed = collapsed_streams(first, adjudications, policy)
+    for c in collapsed:
+        _progress(f"warning: {c.stage} {c.packet_id}: the responses of {c.collapsed} are identical to those of "
+                  f"{c.into} at every decision, page and quote; counted once (one response stream)")
+    flagged = flagged_conditions(outcomes)
+    retained = sum(1 for _, c in flagged if c.decision.status == "retained")
+    pending = len(flagged) - retained
+    if retained:
+        _progress(f"warning: {retained} adjudicated condition(s) without a decision (a tie or too few agreeing "
+                  "responses) keep the construction decision; listed in the table of undecided conditions")
+    if pending:
+        _progress(f"warning: {pending} queued condition(s) have no adjudication response yet (pending) and keep "
+                  "the construction decision; listed in the table of undecided conditions")
     rows = repair_rows(outcomes)
     rows_path, lineage_path = repair_paths(args.release, args.id)
     if (rows_path.exists() or lineage_path.exists()) and not (args.force or args.dry_run):
@@ -294,6 +308,8 @@ def run_repair(args: argparse.Namespace) -> int:
                      "evaluators": [{"id": e["id"], "export_sha256": e["export_sha256"]} for e in r.evaluators]}
                     for r in [first] + adjudications],
         "audited_pairs": len(outcomes), "changed_pairs": len(rows),
+        "collapsed_streams": [c.to_json() for c in collapsed],
+        "undecided_conditions": {"retained": retained, "pending": pending},
         "gates": {"golds_checked": golds, "failures": len(problems), "page_gates": first.page_gates},
         "result_counts": {"golds": golds, "subsets": subsets, "queries_without_gold": zero_gold},
     }
@@ -309,7 +325,7 @@ def run_repair(args: argparse.Namespace) -> int:
             write_copy(release, repaired, args.write_copy, lineage)
             _progress(f"wrote the repaired label version to {args.write_copy}")
     tables = [grade_transition_table(outcomes), label_transition_table(outcomes, len(problems), golds, zero_gold),
-              stratum_table(outcomes)]
+              stratum_table(outcomes), flagged_table(outcomes)]
     if first.design == "challenge":
         tables.append(role_table(outcomes))
     _emit(args, tables, {"repair": "(dry run: not written)" if args.dry_run else str(rows_path),

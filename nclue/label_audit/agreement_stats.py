@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..agreement import fleiss_kappa, kappa_from_matrix, wilson_interval
 from ..errors import NclueError
 from ..tables import Column, Table
-from .record import Record, completed_by_all
+from .record import Record, completed_by_all, distinct_streams
 from .spec import KeyItem
 
 GRADES = (0, 1, 2, 3)
@@ -128,10 +128,11 @@ def strata_table(record: Record, a: str, b: str, table_id: str = "audit_strata")
                  tuple(rows), note="Counts describe the sample, not the population of qrels (Table S7).")
 
 
-def construction_table(record: Record, table_id: str = "audit_construction") -> Table:
+def construction_table(record: Record, table_id: str = "audit_construction",
+                       names: Optional[Sequence[str]] = None) -> Table:
     """Each evaluator's condition answers against the construction decisions."""
     rows = []
-    for evaluator in record.evaluator_ids:
+    for evaluator in names or record.evaluator_ids:
         agree = n = 0
         matrix = [[0, 0], [0, 0]]
         for it in record.items:
@@ -151,10 +152,11 @@ def construction_table(record: Record, table_id: str = "audit_construction") -> 
                  COLUMNS, tuple(rows))
 
 
-def multi_rater_table(record: Record, table_id: str = "audit_adjudication") -> Table:
+def multi_rater_table(record: Record, table_id: str = "audit_adjudication",
+                      names: Optional[Sequence[str]] = None) -> Table:
     """Agreement of three or more responses (sec. 10.3.2): unanimity, Fleiss' kappa, pairs."""
-    names = record.evaluator_ids
-    items = completed_by_all(record)
+    names = tuple(names or record.evaluator_ids)
+    items = completed_by_all(record, names)
     conditions = [(it, i) for it in items for i in asked(it)]
     counts = []
     unanimous = 0
@@ -199,14 +201,16 @@ def integrity_table(record: Record, table_id: str = "audit_integrity") -> Table:
 
 
 def stage_tables(record: Record) -> List[Table]:
-    """Every table of a stage: two responses -> S8, S9, strata; more -> adjudication; always
-    integrity and construction agreement."""
-    names = record.evaluator_ids
+    """Every table of a stage, over its distinct response streams
+    (:func:`nclue.label_audit.record.distinct_streams`: identical exports are one stream): two
+    streams -> S8, S9, strata; more -> adjudication; always integrity (every export, collapsed
+    ones included) and construction agreement."""
+    names, _ = distinct_streams(record)
     tables: List[Table] = []
     if len(names) == 2:
         tables += [two_rater_table(record, *names), confusion_table(record, *names),
                    strata_table(record, *names)]
     elif len(names) > 2:
-        tables.append(multi_rater_table(record))
-    tables += [integrity_table(record), construction_table(record)]
+        tables.append(multi_rater_table(record, names=names))
+    tables += [integrity_table(record), construction_table(record, names=names)]
     return tables

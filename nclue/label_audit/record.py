@@ -144,6 +144,41 @@ def read_record(path: PathLike) -> Record:
         raise InputError(path, f"malformed audit record ({exc.__class__.__name__}: {exc})") from None
 
 
+StreamSignature = Tuple[Tuple[Tuple[str, str, int], ConditionAnswer], ...]
+
+
+def stream_signature(record: Record, evaluator: str) -> StreamSignature:
+    """Everything one response stream decided: per (qid, docid, condition) its answer, pages and
+    quotes (offsets and sha256), keyed by pair so that streams of different records compare."""
+    by_item = {it.item: it for it in record.items}
+    out = []
+    for item_id, conds in record.answers[evaluator].items():
+        it = by_item[item_id]
+        for index, answer in conds.items():
+            out.append(((it.qid, it.docid, index), answer))
+    return tuple(sorted(out, key=lambda kv: kv[0]))
+
+
+def distinct_streams(record: Record) -> Tuple[Tuple[str, ...], Tuple[Tuple[str, str], ...]]:
+    """(kept evaluator ids, (collapsed, into) pairs): exports identical at every decision, page
+    and quote are one response stream, not several (n-Clue paper, supplement sec. 10.5: "two
+    nominal first-pass files identical at all ... decisions, selected pages, and quotes; they are
+    collapsed to one response stream rather than counted twice"). The first of each identical
+    group, in record order, is kept; a stream with no accepted answer is never collapsed."""
+    kept: List[str] = []
+    collapsed: List[Tuple[str, str]] = []
+    first_of: Dict[StreamSignature, str] = {}
+    for evaluator in record.evaluator_ids:
+        signature = stream_signature(record, evaluator)
+        if signature and signature in first_of:
+            collapsed.append((evaluator, first_of[signature]))
+            continue
+        if signature:
+            first_of[signature] = evaluator
+        kept.append(evaluator)
+    return tuple(kept), tuple(collapsed)
+
+
 def completed_by_all(record: Record, evaluators: Optional[Sequence[str]] = None) -> List[KeyItem]:
     """Items every named evaluator (default: all) accepted, in key order."""
     names = list(evaluators or record.evaluator_ids)

@@ -32,7 +32,7 @@ from ..release import Judgment, Release
 from .exports import ConditionAnswer
 from .policy import (Decision, Policy, Response, adjudication_decision, first_pass_decision,
                      page_set, pending_decision)
-from .record import Record, completed_by_all
+from .record import Record, completed_by_all, distinct_streams, stream_signature
 
 REPAIR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 Label = Tuple[int, str, Optional[str]]
@@ -45,6 +45,9 @@ class ConditionOutcome:
     construction_pages: Tuple[int, ...]
     decision: Decision
     pages: Tuple[int, ...]
+    #: (positive, negative) responses behind the decision: the poll's for a polled condition,
+    #: the first pass's otherwise, (0, 0) for a pending one
+    votes: Tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -64,50 +67,106 @@ class PairOutcome:
         return self.after != self.before or self.after_pages != self.before_pages
 
 
+@dataclass(frozen=True)
+class CollapsedStream:
+    """A response stream identical to an earlier one of the same stage (counted once)."""
+
+    stage: str
+    packet_id: str
+    collapsed: str
+    into: str
+
+    def to_json(self) -> Dict[str, str]:
+        return {"stage": self.stage, "packet_id": self.packet_id, "collapsed": self.collapsed,
+                "into": self.into}
+
+
 def _responses(answers: Sequence[ConditionAnswer]) -> List[Response]:
     return [Response(a.positive, a.pages) for a in answers]
 
 
-def decide(first: Record, adjudications: Sequence[Record], policy: Policy) -> List[PairOutcome]:
-    """Apply the policy to every pair both first-pass evaluators completed (sorted by pair)."""
+def _votes(responses: Sequence[Response]) -> Tuple[int, int]:
+    positive = sum(1 for r in responses if r.positive)
+    return positive, len(responses) - positive
+
+
+def first_pass_streams(first: Record, policy: Policy) -> Tuple[Tuple[str, ...], List[CollapsedStream]]:
+    """The first pass's distinct response streams (identical exports collapsed,
+    :func:`nclue.label_audit.record.distinct_streams`); exactly the policy's number is required."""
     if first.stage != "first_pass":
         raise NclueError(f"{first.packet_id}: the first record must be a first-pass stage")
-    names = first.evaluator_ids
+    names, collapsed = distinct_streams(first)
+    if collapsed and len(names) < policy.first_pass_responses:
+        dropped, into = collapsed[0]
+        raise NclueError(f"{first.packet_id}: the response streams of {into} and {dropped} are identical at "
+                         "every decision, page and quote; they are one stream, not two (supplement sec. 10.5)")
     if len(names) != policy.first_pass_responses:
         raise NclueError(f"{first.packet_id}: the policy needs {policy.first_pass_responses} first-pass "
                          f"response streams, the record has {len(names)} ({', '.join(names)})")
-    a, b = names
-    if first.answers[a] and first.answers[a] == first.answers[b]:
-        raise NclueError(f"{first.packet_id}: the response streams of {a} and {b} are identical at every "
-                         "decision, page and quote; they are one stream, not two (supplement sec. 10.5)")
-    polls: Dict[Tuple[str, str, int], List[ConditionAnswer]] = {}
-    for record in adjudications:
+    return names, [CollapsedStream(first.stage, first.packet_id, d, i) for d, i in collapsed]
+
+
+def poll_streams(records: Sequence[Record], first: Record) -> Tuple[List[Tuple[Record, str]], List[CollapsedStream]]:
+    """The adjudication records' response streams, each counted once: a stream identical at
+    every decision, page and quote to an earlier one (in the same record or an earlier record)
+    is collapsed into it."""
+    kept: List[Tuple[Record, str]] = []
+    collapsed: List[CollapsedStream] = []
+    first_of: Dict[Any, str] = {}
+    for record in records:
         if record.stage != "adjudication":
             raise NclueError(f"{record.packet_id}: not an adjudication record")
         parent = record.parent or {}
         if parent.get("record_sha256") != first.sha256:
             raise NclueError(f"{record.packet_id}: drawn from another first-pass record "
                              f"({str(parent.get('record_sha256'))[:12]}..., expected {first.sha256[:12]}...)")
+        for evaluator in record.evaluator_ids:
+            signature = stream_signature(record, evaluator)
+            if signature and signature in first_of:
+                collapsed.append(CollapsedStream(record.stage, record.packet_id, evaluator, first_of[signature]))
+                continue
+            if signature:
+                first_of[signature] = evaluator
+            kept.append((record, evaluator))
+    return kept, collapsed
+
+
+def collapsed_streams(first: Record, adjudications: Sequence[Record], policy: Policy) -> List[CollapsedStream]:
+    """Every stream :func:`decide` counts once because it is identical to another."""
+    return first_pass_streams(first, policy)[1] + poll_streams(adjudications, first)[1]
+
+
+def decide(first: Record, adjudications: Sequence[Record], policy: Policy) -> List[PairOutcome]:
+    """Apply the policy to every pair both first-pass evaluators completed (sorted by pair).
+
+    Identical exports are one response stream in every stage (:func:`first_pass_streams`,
+    :func:`poll_streams`)."""
+    a, b = first_pass_streams(first, policy)[0]
+    polls: Dict[Tuple[str, str, int], List[ConditionAnswer]] = {}
+    for record, evaluator in poll_streams(adjudications, first)[0]:
         for it in record.items:
-            for evaluator in record.evaluator_ids:
-                conds = record.answers[evaluator].get(it.item)
-                if conds is None:
-                    continue
-                for index, answer in conds.items():
-                    polls.setdefault((it.qid, it.docid, index), []).append(answer)
+            conds = record.answers[evaluator].get(it.item)
+            if conds is None:
+                continue
+            for index, answer in conds.items():
+                polls.setdefault((it.qid, it.docid, index), []).append(answer)
     outcomes = []
     for it in completed_by_all(first, [a, b]):
         conditions = []
         for c in it.conditions:
             built = bool(c.construction_pages)
-            decision = first_pass_decision(policy, built, _responses(
-                [first.answers[a][it.item][c.index], first.answers[b][it.item][c.index]]))
+            responses = _responses([first.answers[a][it.item][c.index], first.answers[b][it.item][c.index]])
+            decision = first_pass_decision(policy, built, responses)
+            votes = _votes(responses)
             if decision.status == "adjudicate":
                 poll = polls.get((it.qid, it.docid, c.index))
-                decision = (adjudication_decision(policy, built, _responses(poll)) if poll
-                            else pending_decision(built))
+                if poll:
+                    decision = adjudication_decision(policy, built, _responses(poll))
+                    votes = _votes(_responses(poll))
+                else:
+                    decision, votes = pending_decision(built), (0, 0)
             conditions.append(ConditionOutcome(c.index, c.condition_id, c.construction_pages, decision,
-                                               page_set(policy, c.construction_pages, decision)))
+                                               page_set(policy, c.construction_pages, decision), votes))
         after_pages = tuple(c.pages for c in conditions)
         judged = judge(after_pages, first.page_gates)
         after = None if judged is None else (judged.clues, judged.label, judged.gate)
