@@ -273,6 +273,10 @@ def run_repair(args: argparse.Namespace) -> int:
     base = release
     for earlier in args.after or []:
         base, _ = load_label_version(base, earlier)
+    rows_path, lineage_path = repair_paths(args.release, args.id)
+    if (rows_path.exists() or lineage_path.exists()) and not (args.force or args.dry_run):
+        raise InputError(rows_path, "a repair with this id exists (repairs are release artefacts; "
+                                    "choose a new id or pass --force)")
     outcomes = decide(first, adjudications, policy)
     collapsed = collapsed_streams(first, adjudications, policy)
     for c in collapsed:
@@ -288,10 +292,6 @@ def run_repair(args: argparse.Namespace) -> int:
         _progress(f"warning: {pending} queued condition(s) have no adjudication response yet (pending) and keep "
                   "the construction decision; listed in the table of undecided conditions")
     rows = repair_rows(outcomes)
-    rows_path, lineage_path = repair_paths(args.release, args.id)
-    if (rows_path.exists() or lineage_path.exists()) and not (args.force or args.dry_run):
-        raise InputError(rows_path, "a repair with this id exists (repairs are release artefacts; "
-                                    "choose a new id or pass --force)")
     data = jsonl_text(rows).encode("utf-8")
     parsed = [dict(r, line=i + 1, before=_pair(r["before"]), after=_pair(r["after"])) for i, r in enumerate(rows)]
     repaired = apply_repair(base, parsed, rows_path)
