@@ -120,5 +120,95 @@ class Stages(unittest.TestCase):
         self.assertIn("4 queued condition(s) have no adjudication response", err)
 
 
+class RefusalsAndWarnings(unittest.TestCase):
+    """Every input is refused as an output; every bad number is one line; a count that cannot be
+    met is warned about (issue 24)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="nclue-refusals-"))
+        cls.first, cls.key, cls.packet, cls.html = setup.first_record(cls.tmp)
+        cls.exports = [cls.tmp / "FIXTURE-A.json", cls.tmp / "FIXTURE-E.json"]
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    refused = Stages.refused
+    run_ok = Stages.run_ok
+
+    def unchanged_after_refusal(self, target, *args):
+        before = Path(target).read_bytes()
+        err = self.refused(*args)
+        self.assertEqual(Path(target).read_bytes(), before)
+        return err
+
+    def test_inputs_refused_as_out(self):
+        spec, key = self.tmp / "first" / "spec.json", self.tmp / "first" / "key.json"
+        pages = setup.EXAMPLE / "pages.jsonl"
+        for target in (spec, pages):
+            err = self.unchanged_after_refusal(target, "audit", "packet", "--spec", spec, "--pages", pages,
+                                               "--out", target)
+            self.assertIn("over an input file of this command", err)
+        for target in (self.exports[0], key, self.html):
+            err = self.unchanged_after_refusal(target, "audit", "import", "--key", key, "--packet", self.html,
+                                               *self.exports, "--out", target)
+            self.assertIn("over an input file of this command", err)
+        # a stage folder holding the command's input record: spec.json would overwrite it
+        folder = self.tmp / "holder"
+        folder.mkdir()
+        record = folder / "spec.json"
+        record.write_bytes((self.tmp / "first.record.json").read_bytes())
+        err = self.unchanged_after_refusal(record, "audit", "adjudicate", "--release", setup.EXAMPLE,
+                                           "--record", record, "--out", folder)
+        self.assertIn("input", err)
+        # the release folder itself, as a stage folder or a repaired copy
+        release = self.tmp / "example"
+        shutil.copytree(setup.EXAMPLE, release)
+        self.refused("audit", "sample", "--release", release, "--seed", "1", "--out", release)
+        self.refused("audit", "repair", "--release", release, "--record", self.tmp / "first.record.json",
+                     "--id", "x", "--write-copy", release)
+        self.assertFalse((release / "repairs").exists())  # refused before anything was written
+
+    def test_bad_numbers_are_one_line(self):
+        example = setup.EXAMPLE
+        challenge = ("audit", "challenge", "--release", example, "--base", "example_lexical", "--variant",
+                     "example_pages", "--seed", "1", "--out", self.tmp / "never")
+        cases = [
+            (("audit", "impact", "--release", example, "--repair", "x", "--k", "0"), "--k"),
+            (challenge + ("--controls", "-3"), "--controls"),
+            (challenge + ("--k", "0"), "--k"),
+            (("audit", "sample", "--release", example, "--seed", "1", "--n", "0", "--out", self.tmp / "never"),
+             "--n"),
+            (("audit", "sample", "--release", example, "--seed", "1", "--n", "-5", "--out", self.tmp / "never"),
+             "--n"),
+        ]
+        for args, name in cases:
+            err = self.refused(*args)
+            self.assertIn(name, err)
+        self.assertFalse((self.tmp / "never").exists())
+
+    def test_counts_that_cannot_be_met_are_warned(self):
+        # the example judges 24 pairs (9 golds, 15 subsets)
+        out, err = self.run_ok("audit", "sample", "--release", setup.EXAMPLE, "--seed", "1", "--n", "30",
+                               "--out", self.tmp / "s30", "--json")
+        self.assertEqual(out["items"], 24)
+        self.assertIn("warning: asked for 30 pairs; the release judges 24", err)
+        # n = 20: the gold half wants 10 of 9 golds
+        out, err = self.run_ok("audit", "sample", "--release", setup.EXAMPLE, "--seed", "1", "--n", "20",
+                               "--out", self.tmp / "s20", "--json")
+        self.assertEqual(out["items"], 20)
+        self.assertIn("warning: 9 pre-gold pairs instead of 10", err)
+        # lexical vs pages on n-Clue Score: 2 targets (q2/d06, q3/d01), and of the other 13 judged
+        # subsets only q4/d11 moves the contrast (away from zero): 12 neutral controls exist
+        out, err = self.run_ok("audit", "challenge", "--release", setup.EXAMPLE, "--base", "example_lexical",
+                               "--variant", "example_pages", "--measure", "nclue_score", "--controls", "13",
+                               "--seed", "5", "--out", self.tmp / "c13", "--json")
+        self.assertEqual((out["targets"], out["controls"]), (2, 12))
+        self.assertIn("warning: asked for 13 controls; only 12 judged subsets leave the contrast unchanged", err)
+        # d02 (8 pages), d03 (6) and d08 (7) cannot show nine pages
+        self.assertIn("show fewer than the 9 pages asked for (their documents are shorter; fewest 6)", err)
+
+
 if __name__ == "__main__":
     unittest.main()

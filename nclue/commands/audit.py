@@ -77,29 +77,68 @@ def _progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def _at_least(option: str, value: int, minimum: int) -> None:
+    """A numeric option below its minimum is one line naming the option (exit status 2)."""
+    if value < minimum:
+        raise InputError(option, f"must be at least {minimum}, got {value}")
+
+
+def _text_paths(args: argparse.Namespace, release_dir) -> tuple:
+    """(rubric file, page text file) a stage reads: the options, else the release's defaults."""
+    from ..label_audit.pagetext import default_pages_path
+    from ..label_audit.rubric import default_rubric_path
+    return args.rubric or default_rubric_path(release_dir), args.pages or default_pages_path(release_dir)
+
+
+def _policy_path(args: argparse.Namespace):
+    from ..label_audit.policy import DEFAULT_POLICY
+    return args.policy or DEFAULT_POLICY
+
+
+def _stage_inputs(args: argparse.Namespace, *more) -> List[Any]:
+    """Every input of a stage-writing step: the release folder (all its files), the rubric, the
+    page text, the policy and ``more`` (records); none may be written over."""
+    return [args.release, *_text_paths(args, args.release), _policy_path(args), *more]
+
+
+def _check_stage_out(args: argparse.Namespace, inputs: Sequence[Any]) -> None:
+    """Refuse, before anything is computed, a stage folder that is an input or whose spec.json /
+    key.json would overwrite an input (:mod:`nclue.outputs`)."""
+    from ..label_audit.spec import STAGE_FILES
+    from ..outputs import check_output, check_output_dir
+    folder = check_output_dir(args.out, inputs, what="stage folder")
+    for name in STAGE_FILES:
+        check_output(folder / name, inputs, allow_stdout=False)
+
+
 def _rubrics_and_pages(args: argparse.Namespace, release, docids):
-    from ..label_audit.pagetext import default_pages_path, load_pages
-    from ..label_audit.rubric import default_rubric_path, load_rubrics, query_condition_ids
-    rubrics = load_rubrics(args.rubric or default_rubric_path(release.path))
+    from ..label_audit.pagetext import load_pages
+    from ..label_audit.rubric import load_rubrics, query_condition_ids
+    rubric_path, pages_path = _text_paths(args, release.path)
+    rubrics = load_rubrics(rubric_path)
     condition_ids = query_condition_ids(release, rubrics)
-    pages_path = args.pages or default_pages_path(release.path)
     _progress(f"reading page text of {len(docids)} documents from {pages_path}")
     pages = load_pages(pages_path, docids, {d: doc.pages for d, doc in release.corpus.items()})
     return rubrics, condition_ids, pages
 
 
 def _policy(args: argparse.Namespace):
-    from ..label_audit.policy import DEFAULT_POLICY, load_policy
-    return load_policy(args.policy or DEFAULT_POLICY)
+    from ..label_audit.policy import load_policy
+    return load_policy(_policy_path(args))
 
 
 # ------------------------------------------------------------------------------------------------
 # sample / challenge / adjudicate: stages
 # ------------------------------------------------------------------------------------------------
 
-def _write_stage(args: argparse.Namespace, spec, key, extra: Dict[str, Any], tables: Sequence[Table]) -> int:
+def _write_stage(args: argparse.Namespace, spec, key, extra: Dict[str, Any], tables: Sequence[Table],
+                 size: int, inputs: Sequence[Any]) -> int:
     from ..label_audit.spec import write_stage
-    spec_path, key_path, key = write_stage(args.out, spec, key)
+    short = [len(c.pages) for it in spec.items for c in it.conditions if len(c.pages) < size]
+    if short:
+        _progress(f"warning: {len(short)} asked condition(s) show fewer than the {size} pages asked for "
+                  f"(their documents are shorter; fewest {min(short)})")
+    spec_path, key_path, key = write_stage(args.out, spec, key, inputs)
     conditions = sum(len(it.conditions) for it in spec.items)
     contexts = sum(len(c.pages) for it in spec.items for c in it.conditions)
     _emit(args, tables, {**extra, "packet_id": spec.packet_id, "items": len(spec.items),
@@ -115,9 +154,13 @@ def run_sample(args: argparse.Namespace) -> int:
     from ..label_audit.sampling import draw_sample, sample_table_rows, stratum_label
     from ..label_audit.spec import StagePair, build_stage
     from ..tables import Column
+    _at_least("--n", args.n, 1)
+    inputs = _stage_inputs(args)
+    _check_stage_out(args, inputs)
     release = load_release(args.release)
     policy = _policy(args)
     pairs = draw_sample(release, args.n, args.seed)
+    _sample_warnings(release, args.n, pairs)
     rubrics, condition_ids, pages = _rubrics_and_pages(args, release, {p.docid for p in pairs})
     stage_pairs = [StagePair(p.qid, p.docid, "sample", stratum_label(p.stratum),
                              tuple(range(len(release.queries[p.qid].conditions))), {}, {}) for p in pairs]
@@ -128,7 +171,22 @@ def run_sample(args: argparse.Namespace) -> int:
     table = Table("audit_sample", f"Stratified audit sample of {release.name}, seed {args.seed} (Table S7 shape)",
                   (Column("pairs", "pairs", 0), Column("gold", "pre-gold", 0), Column("subset", "pre-subset", 0)),
                   rows, note="Counts describe the sampled packet, not the population distribution of qrels.")
-    return _write_stage(args, spec, key, {"release": release.name, "seed": args.seed}, [table])
+    return _write_stage(args, spec, key, {"release": release.name, "seed": args.seed}, [table],
+                        FIRST_PASS_PAGES, inputs)
+
+
+def _sample_warnings(release, n: int, pairs) -> None:
+    """Warn when the sample cannot have the size or the half-gold balance asked for
+    (:mod:`nclue.label_audit.sampling`: a short half passes its shortfall to the other)."""
+    judged = sum(len(d) for d in release.judgments.values())
+    if len(pairs) < n:
+        _progress(f"warning: asked for {n} pairs; the release judges {judged}: every judged pair is sampled")
+    golds = sum(1 for d in release.judgments.values() for j in d.values() if j.is_gold)
+    got_gold = sum(1 for p in pairs if p.stratum[2] == "gold")
+    for got, want, have, what in ((got_gold, n // 2, golds, "pre-gold"),
+                                  (len(pairs) - got_gold, n - n // 2, judged - golds, "pre-subset")):
+        if got < want:
+            _progress(f"warning: {got} {what} pairs instead of {want} (the release has {have})")
 
 
 def run_challenge(args: argparse.Namespace) -> int:
@@ -137,6 +195,10 @@ def run_challenge(args: argparse.Namespace) -> int:
     from ..label_audit.pools import EXPANDED_PAGES, FIRST_PASS_ORDER
     from ..label_audit.spec import StagePair, build_stage
     from ..label_audit.sampling import stratum_label, stratum_of
+    _at_least("--k", args.k, 1)
+    _at_least("--controls", args.controls, 0)
+    inputs = _stage_inputs(args)
+    _check_stage_out(args, inputs)
     release = load_release(args.release)
     policy = _policy(args)
     runs = runs_of(args.release, release, [args.base, args.variant])
@@ -145,6 +207,9 @@ def run_challenge(args: argparse.Namespace) -> int:
     if not targets:
         raise InputError(args.release, f"no judged subset in the top {args.k} of {args.base} or "
                                        f"{args.variant} can reduce the contrast")
+    if len(controls) < args.controls:
+        _progress(f"warning: asked for {args.controls} controls; only {len(controls)} judged subsets leave the "
+                  "contrast unchanged")
     docids = {c.docid for c in targets + controls}
     rubrics, condition_ids, pages = _rubrics_and_pages(args, release, docids)
     stage_pairs = []
@@ -160,7 +225,7 @@ def run_challenge(args: argparse.Namespace) -> int:
                             packet_id, args.seed, EXPANDED_PAGES, FIRST_PASS_ORDER, policy.ref(), contrast=record)
     return _write_stage(args, spec, key, {"release": release.name, "contrast_points": round(value, 6),
                                           "targets": len(targets),
-                                          "controls": len(controls)}, [])
+                                          "controls": len(controls)}, [], EXPANDED_PAGES, inputs)
 
 
 def run_adjudicate(args: argparse.Namespace) -> int:
@@ -170,6 +235,8 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     from ..label_audit.record import read_record
     from ..label_audit.repair import queued
     from ..label_audit.spec import build_stage, check_release
+    inputs = _stage_inputs(args, args.record)
+    _check_stage_out(args, inputs)
     release = load_release(args.release)
     first = read_record(args.record)
     policy = _policy(args)
@@ -189,7 +256,8 @@ def run_adjudicate(args: argparse.Namespace) -> int:
                             packet_id, seed, EXPANDED_PAGES, EXPANDED_ORDER, first.policy,
                             contrast=first.contrast, parent=parent)
     return _write_stage(args, spec, key, {"queued_pairs": len(queue),
-                                          "queued_conditions": sum(len(v) for v in queue.values())}, [])
+                                          "queued_conditions": sum(len(v) for v in queue.values())}, [],
+                        EXPANDED_PAGES, inputs)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -201,6 +269,9 @@ def run_packet(args: argparse.Namespace) -> int:
     from ..label_audit.packet_html import render_html
     from ..label_audit.pagetext import load_pages
     from ..label_audit.spec import read_spec
+    from ..outputs import check_output
+    inputs = [args.spec, args.pages]
+    check_output(args.out, inputs, allow_stdout=False, what="packet")
     started = time.perf_counter()
     spec = read_spec(args.spec)
     docids = {it.docid for it in spec.items}
@@ -209,7 +280,7 @@ def run_packet(args: argparse.Namespace) -> int:
     read_s = time.perf_counter() - started
     packet = build_packet(spec, pages)
     html = render_html(packet).encode("utf-8")
-    write_bytes_atomic(args.out, html)
+    write_bytes_atomic(args.out, html, inputs)
     total = time.perf_counter() - started
     contexts = sum(len(c.pages) for it in packet.items for c in it.conditions)
     distinct = sum(len(p) for p in packet.pages.values())
@@ -229,6 +300,10 @@ def run_import(args: argparse.Namespace) -> int:
     from ..label_audit.policy import check_recorded
     from ..label_audit.record import build_record, check_key_matches_packet, write_record
     from ..label_audit.spec import read_key
+    from ..outputs import check_output
+    inputs = [args.key, args.packet, _policy_path(args), *args.exports]
+    if args.out:
+        check_output(args.out, inputs, allow_stdout=False, what="judged record")
     key, key_sha = read_key(args.key)
     packet = read_packet_html(args.packet)
     check_key_matches_packet(key, packet, args.key)
@@ -243,7 +318,7 @@ def run_import(args: argparse.Namespace) -> int:
                              "exports": len(exports)}
     if args.out:
         extra["record"] = str(args.out)
-        extra["record_sha256"] = write_record(args.out, record)
+        extra["record_sha256"] = write_record(args.out, record, inputs)
     _emit(args, stage_tables(record), extra)
     _progress(f"{len(exports)} export(s) valid: every quote re-located in the packet's page text")
     return 0
@@ -263,6 +338,10 @@ def run_repair(args: argparse.Namespace) -> int:
     from ..label_audit.transitions import (flagged_conditions, flagged_table, grade_transition_table,
                                            label_transition_table, role_table, stratum_table)
     from ..formats import jsonl_text, sha256_bytes
+    from ..outputs import check_output_dir
+    inputs = [args.release, _policy_path(args), args.record, *(args.adjudication or [])]
+    if args.write_copy:
+        check_output_dir(args.write_copy, inputs, what="repaired copy folder")
     release = load_release(args.release)
     policy = _policy(args)
     first = read_record(args.record)
@@ -322,7 +401,7 @@ def run_repair(args: argparse.Namespace) -> int:
         if copy_hashes(check, gz) != lineage["result"]:
             raise InputError(rows_path, "re-reading the repair file does not reproduce the repaired copy")
         if args.write_copy:
-            write_copy(release, repaired, args.write_copy, lineage)
+            write_copy(release, repaired, args.write_copy, lineage, inputs)
             _progress(f"wrote the repaired label version to {args.write_copy}")
     tables = [grade_transition_table(outcomes), label_transition_table(outcomes, len(problems), golds, zero_gold),
               stratum_table(outcomes), flagged_table(outcomes)]
@@ -343,6 +422,7 @@ def _pair(obj):
 def run_impact(args: argparse.Namespace) -> int:
     from ..label_audit.impact import contrast_table, impact_tables, runs_of
     from ..label_audit.repair import load_label_version
+    _at_least("--k", args.k, 1)
     release = load_release(args.release)
     repaired, lineage = load_label_version(release, args.repair)
     base = release

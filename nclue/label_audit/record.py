@@ -100,10 +100,10 @@ def record_to_json(record: Record) -> Dict[str, Any]:
             "contrast": record.contrast, "parent": record.parent, "items": items}
 
 
-def write_record(path: PathLike, record: Record) -> str:
-    """Write the record (canonical, indented JSON); returns its sha256."""
+def write_record(path: PathLike, record: Record, inputs: Sequence[PathLike] = ()) -> str:
+    """Write the record (canonical, indented JSON; never over one of ``inputs``); returns its sha256."""
     data = (dumps_canonical(record_to_json(record), indent=1) + "\n").encode("utf-8")
-    write_bytes_atomic(path, data)
+    write_bytes_atomic(path, data, inputs)
     return sha256_bytes(data)
 
 

@@ -369,7 +369,8 @@ def load_label_version(release: Release, repair_id: str, _seen: Tuple[str, ...] 
     return repaired, lineage
 
 
-def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Mapping[str, Any]) -> Path:
+def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Mapping[str, Any],
+               inputs: Sequence[PathLike] = ()) -> Path:
     """Write the repaired label version as a release folder: queries and corpus copied byte for
     byte, the new qrels and evidence, and ``provenance.json`` (the lineage). Runs are not copied:
     score them against this folder with ``--release``."""
@@ -377,11 +378,13 @@ def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Map
     if dst.resolve() == src.folder.resolve():
         raise InputError(dst, "the repaired copy must not overwrite the released label version")
     gz = str(lineage.get("compression")) == "gzip"
+    inputs = [src.folder, *inputs]
     for stem in ("queries", "corpus"):
         path = src.existing_jsonl(stem)
-        write_bytes_atomic(dst / path.name, path.read_bytes())
+        write_bytes_atomic(dst / path.name, path.read_bytes(), inputs)
     suffix = ".jsonl.gz" if gz else ".jsonl"
-    write_bytes_atomic(dst / f"qrels{suffix}", file_bytes(qrels_rows(repaired), gz))
-    write_bytes_atomic(dst / f"evidence{suffix}", file_bytes(evidence_rows(repaired), gz))
-    write_bytes_atomic(dst / "provenance.json", (dumps_canonical(dict(lineage), indent=2) + "\n").encode("utf-8"))
+    write_bytes_atomic(dst / f"qrels{suffix}", file_bytes(qrels_rows(repaired), gz), inputs)
+    write_bytes_atomic(dst / f"evidence{suffix}", file_bytes(evidence_rows(repaired), gz), inputs)
+    write_bytes_atomic(dst / "provenance.json", (dumps_canonical(dict(lineage), indent=2) + "\n").encode("utf-8"),
+                       inputs)
     return dst

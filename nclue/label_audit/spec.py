@@ -230,14 +230,18 @@ def key_to_json(key: Key) -> Dict[str, Any]:
                       for it in key.items]}
 
 
-def write_stage(folder: PathLike, spec: Spec, key: Key) -> Tuple[Path, Path, Key]:
-    """Write ``spec.json`` then ``key.json`` (recording the spec's sha256) into ``folder``."""
+STAGE_FILES = ("spec.json", "key.json")
+
+
+def write_stage(folder: PathLike, spec: Spec, key: Key, inputs: Sequence[PathLike] = ()) -> Tuple[Path, Path, Key]:
+    """Write ``spec.json`` then ``key.json`` (recording the spec's sha256) into ``folder``;
+    neither may be one of ``inputs`` (:mod:`nclue.outputs`)."""
     out = Path(folder)
     spec_bytes = (dumps_canonical(spec_to_json(spec), indent=1) + "\n").encode("utf-8")
-    spec_path, key_path = out / "spec.json", out / "key.json"
-    write_bytes_atomic(spec_path, spec_bytes)
+    spec_path, key_path = (out / name for name in STAGE_FILES)
+    write_bytes_atomic(spec_path, spec_bytes, inputs)
     key = replace(key, spec_sha256=sha256_bytes(spec_bytes))
-    write_bytes_atomic(key_path, (dumps_canonical(key_to_json(key), indent=1) + "\n").encode("utf-8"))
+    write_bytes_atomic(key_path, (dumps_canonical(key_to_json(key), indent=1) + "\n").encode("utf-8"), inputs)
     return spec_path, key_path, key
 
 
