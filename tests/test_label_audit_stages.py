@@ -107,6 +107,36 @@ class Stages(unittest.TestCase):
         self.assertEqual(tied["q4|d11|1"], {"yes": 1, "no": 1, "kept": 1})
         self.assertEqual(tied["q5|d12|1"], {"yes": 1, "no": 1, "kept": 1})
 
+    def test_pool_composition_and_held_out_recall(self):
+        out, _ = self.run_ok("audit", "adjudicate", "--release", setup.EXAMPLE, "--record",
+                             self.tmp / "first.record.json", "--out", self.tmp / "adj-pool", "--json")
+        pool = {k: v["count"] for k, v in cells(out, "audit_pool").items()}
+        # four queued pairs, one asked condition each (condition 2), nine pages each (documents of
+        # 10, 14, 14 and 25 pages)
+        self.assertEqual([pool[k] for k in ("pairs", "conditions", "contexts", "pages_min", "pages_mean",
+                                            "pages_max")], [4, 4, 36, 9, 9.0, 9])
+        # first pass: all 3 pages of each condition are kept (12); quoted in the first pass: only
+        # A's PGF page 3 of q2/d06 (1); construction: TikZ p6 of q4/d11, fontspec p12 of q5/d11
+        # and p20 of q5/d12 (q2/d06 has no PGF page): 3
+        self.assertEqual((pool["route_first_pass"], pool["route_selected"], pool["route_construction"]),
+                         (12, 1, 3))
+        # the example names TikZ and fontspec on their construction page only and PGF nowhere in
+        # d06 (checked here on the text), so exact, fuzzy and BM25 list one page each of three
+        # conditions; the other 36 - 4 * 3 = 24 contexts are seeded filler
+        _, _, _, pages = setup.example_inputs()
+        for docid, name, page in (("d11", "TikZ", 6), ("d11", "fontspec", 12), ("d12", "fontspec", 20)):
+            self.assertEqual([n for n, p in pages[docid].items() if name.casefold() in p.text.casefold()], [page])
+        self.assertEqual([n for n, p in pages["d06"].items() if "pgf" in p.text.casefold()], [])
+        self.assertEqual((pool["route_exact"], pool["route_fuzzy"], pool["route_bm25"], pool["route_fill"]),
+                         (3, 3, 3, 24))
+        # held out: the locked positives of the queued pairs are Bibliography (p6) and hyperref
+        # (p2) of q2/d06, Introduction (p1) of q4/d11 and Examples of q5/d11 (p10) and q5/d12 (p4),
+        # each quoted by both evaluators on its construction page; the held-out pool takes the
+        # construction route first, so each is found at rank 1
+        recall = cells(out, "audit_pool_recall")
+        self.assertEqual({k: (v["count"], v["n"]) for k, v in recall.items()},
+                         {"rank6": (5, 5), "rank9": (5, 5), "all9": (5, 5), "asked": (1, 1)})
+
     def test_pending_and_tied_conditions_are_listed(self):
         # the workflow's adjudication (F1, F2, F3; F3 leaves q5/d12 unjudged): q5/d12 fontspec
         # F1 yes p20, F2 no -> 1-1, retained; nothing pending. Without any adjudication record,

@@ -138,7 +138,9 @@ def _write_stage(args: argparse.Namespace, spec, key, extra: Dict[str, Any], tab
     if short:
         _progress(f"warning: {len(short)} asked condition(s) show fewer than the {size} pages asked for "
                   f"(their documents are shorter; fewest {min(short)})")
+    from ..label_audit.pool_check import pool_table
     spec_path, key_path, key = write_stage(args.out, spec, key, inputs)
+    tables = list(tables) + [pool_table(key)]
     conditions = sum(len(it.conditions) for it in spec.items)
     contexts = sum(len(c.pages) for it in spec.items for c in it.conditions)
     _emit(args, tables, {**extra, "packet_id": spec.packet_id, "items": len(spec.items),
@@ -230,6 +232,7 @@ def run_challenge(args: argparse.Namespace) -> int:
 
 def run_adjudicate(args: argparse.Namespace) -> int:
     from ..label_audit.adjudication import adjudication_pairs
+    from ..label_audit.pool_check import held_out_recall, recall_table
     from ..label_audit.pools import EXPANDED_ORDER, EXPANDED_PAGES
     from ..label_audit.policy import check_recorded
     from ..label_audit.record import read_record
@@ -255,9 +258,10 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     spec, key = build_stage(release, rubrics, condition_ids, pages, pairs, "adjudication", first.design,
                             packet_id, seed, EXPANDED_PAGES, EXPANDED_ORDER, first.policy,
                             contrast=first.contrast, parent=parent)
+    recall = held_out_recall(first, key, queue, policy, rubrics, pages)
     return _write_stage(args, spec, key, {"queued_pairs": len(queue),
-                                          "queued_conditions": sum(len(v) for v in queue.values())}, [],
-                        EXPANDED_PAGES, inputs)
+                                          "queued_conditions": sum(len(v) for v in queue.values())},
+                        [recall_table(recall, packet_id)], EXPANDED_PAGES, inputs)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -149,10 +149,12 @@ def routes_for(rubric: ConditionRubric, rubrics: RubricSet, doc: DocumentIndex,
     }
 
 
-def build_pool(routes: Mapping[str, Sequence[int]], order: Sequence[str], size: int,
-               pages: Mapping[int, PageText], fill_seed: str) -> Tuple[List[int], Dict[int, List[str]]]:
-    """Round-robin pool of ``min(size, len(pages))`` pages; returns (pages ascending,
-    page -> every route that lists it, in :data:`ROUTES` order, ``fill`` for filled pages)."""
+def ranked_pool(routes: Mapping[str, Sequence[int]], order: Sequence[str], size: int,
+                pages: Mapping[int, PageText], fill_seed: str) -> Tuple[List[int], FrozenSet[int]]:
+    """(pages in the order the pool takes them, the filled ones): round-robin over ``order``
+    until ``min(size, len(pages))`` pages, then seeded fill (module docstring). A page's rank is
+    its position in the first list, 1-based (the held-out recall check of
+    :mod:`nclue.label_audit.pool_check` counts by rank)."""
     target = min(size, len(pages))
     chosen: List[int] = []
     taken = set()
@@ -171,6 +173,14 @@ def build_pool(routes: Mapping[str, Sequence[int]], order: Sequence[str], size: 
         for n in rest[: target - len(chosen)]:
             chosen.append(n)
             filled.add(n)
+    return chosen, frozenset(filled)
+
+
+def build_pool(routes: Mapping[str, Sequence[int]], order: Sequence[str], size: int,
+               pages: Mapping[int, PageText], fill_seed: str) -> Tuple[List[int], Dict[int, List[str]]]:
+    """Round-robin pool of ``min(size, len(pages))`` pages; returns (pages ascending,
+    page -> every route that lists it, in :data:`ROUTES` order, ``fill`` for filled pages)."""
+    chosen, filled = ranked_pool(routes, order, size, pages, fill_seed)
     membership = {}
     for n in chosen:
         names = [r for r in ROUTES if r != "fill" and n in set(routes.get(r, ()))]
