@@ -137,6 +137,77 @@ class Stages(unittest.TestCase):
         self.assertEqual({k: (v["count"], v["n"]) for k, v in recall.items()},
                          {"rank6": (5, 5), "rank9": (5, 5), "all9": (5, 5), "asked": (1, 1)})
 
+    def test_administrative_review(self):
+        # the workflow's adjudication: q2/d06 PGF yes/yes/no (rule positive), q4/d11 TikZ no/no/yes
+        # (rule negative), q5/d11 fontspec no/no/no (unanimous: not reviewed), q5/d12 fontspec
+        # F1 yes, F2 no, F3 unjudged (1-1: retained, not unanimous)
+        record, _, _ = self.adjudication_record("rev", setup.scenario_adjudication(self.adj_key))
+        sheet = self.tmp / "rev" / "sheet.json"
+        out, _ = self.run_ok("audit", "review", "--release", setup.EXAMPLE, "--record", self.tmp / "first.record.json",
+                             "--adjudication", record, "--out", sheet, "--json")
+        listed = cells(out, "audit_review_sheet")
+        self.assertEqual(listed, {"q2|d06|1": {"yes": 2, "no": 1, "quoted": 1},    # A, F1, F2 quote p3
+                                  "q4|d11|1": {"yes": 1, "no": 2, "quoted": 1},    # F3 quotes p6
+                                  "q5|d12|1": {"yes": 1, "no": 1, "quoted": 1}})   # F1 quotes p20
+        data = json.loads(sheet.read_text())
+        rows = {(c["qid"], c["docid"]): c for c in data["conditions"]}
+        self.assertEqual(rows[("q4", "d11")]["quoted_pages"], [6])
+        release = self.release_copy("example-review")
+        repair = ("audit", "repair", "--release", release, "--record", self.tmp / "first.record.json",
+                  "--adjudication", record, "--id")
+
+        def fill(q2, q4, q5, name="filled.json"):
+            filled = json.loads(sheet.read_text())
+            for row, value in zip(sorted(filled["conditions"], key=lambda c: (c["qid"], c["docid"])), (q2, q4, q5)):
+                row.update(value)
+            path = self.tmp / "rev" / name
+            path.write_text(json.dumps(filled))
+            return path
+
+        # an unfilled sheet, a departure without a reason, a positive page nobody quoted, a
+        # missing condition and a sheet of other records are refused (exit 2, one line)
+        self.assertIn("decision must be one of", self.refused(*repair, "r0", "--review", sheet))
+        confirm = {"decision": "confirm"}
+        bad = fill(confirm, {"decision": "positive", "pages": [6]}, confirm)
+        self.assertIn("needs a reason", self.refused(*repair, "r0", "--review", bad))
+        bad = fill(confirm, {"decision": "positive", "pages": [7], "reason": "x"}, confirm)
+        self.assertIn("among the validly quoted pages [6]", self.refused(*repair, "r0", "--review", bad))
+        short = json.loads(fill(confirm, confirm, confirm).read_text())
+        short["conditions"] = short["conditions"][:2]
+        (self.tmp / "rev" / "short.json").write_text(json.dumps(short))
+        self.assertIn("not reviewed", self.refused(*repair, "r0", "--review",
+                                                   self.tmp / "rev" / "short.json"))
+        alien = json.loads(fill(confirm, confirm, confirm).read_text())
+        alien["first_record_sha256"] = "0" * 64
+        (self.tmp / "rev" / "alien.json").write_text(json.dumps(alien))
+        self.assertIn("drawn from other records", self.refused(*repair, "r0", "--review",
+                                                               self.tmp / "rev" / "alien.json"))
+        # the review: q2/d06 confirmed; q4/d11 TikZ corrected to positive on F3's page 6 (its
+        # construction page, so q4/d11 keeps grade 2 and leaves the changed pairs); q5/d12
+        # fontspec corrected to negative (gold 2 -> subset 1). With q5/d11's unanimous demotion
+        # q5 is left without a gold. Changed: q1/d02, q3/d01, q2/d06, q5/d11, q5/d12.
+        filled = fill(confirm, {"decision": "positive", "pages": [6], "reason": "page 6 shows TikZ code"},
+                      {"decision": "negative", "reason": "page 20 only names the package in a list"})
+        out, _ = self.run_ok(*repair, "review-1", "--review", filled, "--json")
+        self.assertEqual(out["changed_pairs"], 5)
+        counts = {k: v["count"] for k, v in cells(out, "audit_label_transitions").items()}
+        self.assertEqual({k: counts[k] for k in ("subset_gold", "gold_subset", "subset_subset_changed",
+                                                 "subset_subset_same", "gold_gold", "golds", "zero_gold_queries")},
+                         {"subset_gold": 2, "gold_subset": 2, "subset_subset_changed": 1, "subset_subset_same": 12,
+                          "gold_gold": 7, "golds": 9, "zero_gold_queries": 1})
+        review = cells(out, "audit_review")
+        self.assertEqual({k: v["count"] for k, v in review.items()},
+                         {"checked": 3, "confirmed": 1, "to_positive": 1, "to_negative": 1,
+                          "q4|d11|1": 1, "q5|d12|1": 1})
+        rows = {(o["qid"], o["docid"]): o for _, o in iter_jsonl(release / "repairs" / "review-1.jsonl")}
+        self.assertEqual(set(rows), {("q1", "d02"), ("q3", "d01"), ("q2", "d06"), ("q5", "d11"), ("q5", "d12")})
+        self.assertEqual([c["rule"] for c in rows[("q5", "d12")]["conditions"]],
+                         ["first_pass.both_positive", "review.negative"])
+        lineage = json.loads((release / "repairs" / "review-1.lineage.json").read_text())
+        self.assertEqual(lineage["review"]["departures"], 2)
+        # the tied q5/d12 is reviewed, so it is no longer listed as undecided
+        self.assertEqual(set(cells(out, "audit_flagged")), set())
+
     def test_pending_and_tied_conditions_are_listed(self):
         # the workflow's adjudication (F1, F2, F3; F3 leaves q5/d12 unjudged): q5/d12 fontspec
         # F1 yes p20, F2 no -> 1-1, retained; nothing pending. Without any adjudication record,
@@ -148,6 +219,92 @@ class Stages(unittest.TestCase):
         self.assertEqual(set(flagged), {"q2|d06|1", "q4|d11|1", "q5|d11|1", "q5|d12|1"})
         self.assertEqual(flagged["q4|d11|1"], {"yes": 0, "no": 0, "kept": 1})
         self.assertIn("4 queued condition(s) have no adjudication response", err)
+
+
+class ChallengeTieBreak(unittest.TestCase):
+    """The challenge's duplicate-collapsed first pass and its tie-break (supplement sec. 10.5)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="nclue-tiebreak-"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    run_ok = Stages.run_ok
+    refused = Stages.refused
+
+    def test_tie_break(self):
+        from nclue.label_audit.packet import read_packet_html
+        from nclue.label_audit.spec import read_key
+        from tests import audit_fixtures as fx
+        ch = self.tmp / "ch"
+        # targets q2/d06 and q3/d01, two controls (tests/test_label_audit_workflow.py test_4)
+        self.run_ok("audit", "challenge", "--release", setup.EXAMPLE, "--base", "example_lexical", "--variant",
+                    "example_pages", "--measure", "nclue_score", "--controls", "2", "--seed", "5", "--out", ch)
+        self.run_ok("audit", "packet", "--spec", ch / "spec.json", "--pages", setup.EXAMPLE / "pages.jsonl",
+                    "--out", ch / "packet.html")
+        key, _ = read_key(ch / "key.json")
+        packet = read_packet_html(ch / "packet.html")
+        # three nominal first-pass files, two identical (A and A-COPY): as the construction, except
+        # q2/d06 PGF: A yes on a free page, E no (a split); q3/d01 beamer (construction p8): both no
+        a, e = fx.construction_answers(key), fx.construction_answers(key)
+        target, other = fx.item_of(key, "q2", "d06"), fx.item_of(key, "q3", "d01")
+        pgf_pool = [p.page for p in key.item(target).conditions[1].pool]
+        free = [p for p in pgf_pool if p not in (2, 6)]   # neither Bibliography's (6) nor hyperref's (2)
+        a[target][1], e[target][1] = free[:1], []
+        a[other][1], e[other][1] = [], []
+        paths = setup.write_exports(ch, packet, {"FIXTURE-A": a, "FIXTURE-A-COPY": a, "FIXTURE-E": e})
+        stats, err = self.run_ok("audit", "import", "--key", ch / "key.json", "--packet", ch / "packet.html",
+                                 *paths, "--out", ch / "record.json", "--json")
+        self.assertIn("FIXTURE-A and FIXTURE-A-COPY are identical", err)
+        # agreement over the two distinct streams: 4 pairs, grades differ on q2/d06 only
+        self.assertEqual(cells(stats, "audit_agreement")["grade"]["agree"], 3)
+        # only the split is open: the consensus decrease is decided by two expanded-page responses
+        out, _ = self.run_ok("audit", "tiebreak", "--release", setup.EXAMPLE, "--record", ch / "record.json",
+                             "--out", ch / "tb", "--json")
+        self.assertEqual((out["queued_pairs"], out["queued_conditions"]), (1, 1))
+        tb_key, _ = read_key(ch / "tb" / "key.json")
+        (item,) = tb_key.items
+        (asked,) = [c for c in item.conditions if c.ask]
+        self.assertEqual((item.qid, item.docid, asked.index), ("q2", "d06", 1))
+        self.assertEqual([p.page for p in asked.pool], pgf_pool)   # exactly the pages both streams saw
+        self.run_ok("audit", "packet", "--spec", ch / "tb" / "spec.json", "--pages", setup.EXAMPLE / "pages.jsonl",
+                    "--out", ch / "tb.html")
+        tb_packet = read_packet_html(ch / "tb.html")
+        self.assertEqual(tb_packet.title, "Expanded-page tie-break poll")
+        tb = setup.write_exports(ch / "tb", tb_packet, {"FIXTURE-T": {item.item: {1: free[1:2]}}})
+        self.run_ok("audit", "import", "--key", ch / "tb" / "key.json", "--packet", ch / "tb.html", *tb,
+                    "--out", ch / "tb.record.json")
+        release = self.tmp / "example"
+        shutil.copytree(setup.EXAMPLE, release)
+        out, err = self.run_ok("audit", "repair", "--release", release, "--record", ch / "record.json",
+                               "--adjudication", ch / "tb.record.json", "--id", "tb-1", "--json")
+        self.assertIn("FIXTURE-A-COPY", err)
+        # q2/d06: A yes + T yes vs E no -> PGF positive on A's and T's pages; Bibliography p6,
+        # PGF two other pages, hyperref p2 -> distinct pages: a gold. q3/d01: beamer no/no ->
+        # negative, no condition left: the pair leaves the qrels.
+        rows = {(o["qid"], o["docid"]): o for _, o in iter_jsonl(release / "repairs" / "tb-1.jsonl")}
+        self.assertEqual(set(rows), {("q2", "d06"), ("q3", "d01")})
+        self.assertEqual(rows[("q2", "d06")]["after"], {"clues": 3, "label": "gold", "gate": None,
+                                                       "pages": [[6], sorted(free[:2]), [2]]})
+        self.assertEqual([c["rule"] for c in rows[("q2", "d06")]["conditions"]],
+                         ["first_pass.both_positive", "tie_break.positive", "first_pass.both_positive"])
+        self.assertIsNone(rows[("q3", "d01")]["after"])
+        self.assertEqual(rows[("q3", "d01")]["conditions"][1]["rule"], "tie_break.negative")
+        self.assertEqual(cells(out, "audit_roles")["target"], {"audited": 2, "changed": 2, "to_gold": 1})
+        sides = cells(out, "audit_tie_break")
+        self.assertEqual((sides["FIXTURE-T|FIXTURE-A"]["agree"], sides["FIXTURE-T|FIXTURE-A"]["n"]), (1, 1))
+        self.assertEqual(sides["FIXTURE-T|FIXTURE-E"]["agree"], 0)
+        counts = {k: v["count"] for k, v in cells(out, "audit_label_transitions").items()}
+        self.assertEqual((counts["subset_gold"], counts["subset_none"], counts["changed"]), (1, 1, 2))
+
+    def test_no_tie_break_for_a_stratified_first_pass(self):
+        setup.first_record(self.tmp)
+        err = self.refused("audit", "tiebreak", "--release", setup.EXAMPLE, "--record",
+                           self.tmp / "first.record.json", "--out", self.tmp / "tb-strat")
+        self.assertIn("a tie-break needs a first pass shown on expanded pages", err)
 
 
 class RefusalsAndWarnings(unittest.TestCase):

@@ -230,13 +230,13 @@ def run_challenge(args: argparse.Namespace) -> int:
                                           "controls": len(controls)}, [], EXPANDED_PAGES, inputs)
 
 
-def run_adjudicate(args: argparse.Namespace) -> int:
+def run_adjudicate(args: argparse.Namespace, tie_break: bool = False) -> int:
     from ..label_audit.adjudication import adjudication_pairs
     from ..label_audit.pool_check import held_out_recall, recall_table
-    from ..label_audit.pools import EXPANDED_ORDER, EXPANDED_PAGES
+    from ..label_audit.pools import EXPANDED_ORDER, EXPANDED_PAGES, TIE_BREAK_ORDER
     from ..label_audit.policy import check_recorded
     from ..label_audit.record import read_record
-    from ..label_audit.repair import queued
+    from ..label_audit.repair import queued, tie_break_queued
     from ..label_audit.spec import build_stage, check_release
     inputs = _stage_inputs(args, args.record)
     _check_stage_out(args, inputs)
@@ -245,23 +245,29 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     policy = _policy(args)
     check_recorded(policy, first.policy, args.record)
     check_release(first.release_files, release, args.record)
-    queue = queued(first, policy)
+    queue = tie_break_queued(first, policy) if tie_break else queued(first, policy)
     if not queue:
-        _progress("the policy queues no condition: nothing to adjudicate")
+        _progress(f"nothing to {'tie-break' if tie_break else 'adjudicate'}: no condition is left open")
         _emit(args, [], {"queued_pairs": 0, "queued_conditions": 0})
         return 0
     pairs = adjudication_pairs(first, queue)
     rubrics, condition_ids, pages = _rubrics_and_pages(args, release, {p.docid for p in pairs})
-    packet_id = args.id or f"{first.packet_id}-adjudication"
+    stage = "tie_break" if tie_break else "adjudication"
+    packet_id = args.id or f"{first.packet_id}-{stage.replace('_', '-')}"
     seed = args.seed if args.seed is not None else 0
     parent = {"record_sha256": first.sha256, "packet_id": first.packet_id, "key_sha256": first.key_sha256}
-    spec, key = build_stage(release, rubrics, condition_ids, pages, pairs, "adjudication", first.design,
-                            packet_id, seed, EXPANDED_PAGES, EXPANDED_ORDER, first.policy,
-                            contrast=first.contrast, parent=parent)
-    recall = held_out_recall(first, key, queue, policy, rubrics, pages)
+    spec, key = build_stage(release, rubrics, condition_ids, pages, pairs, stage, first.design,
+                            packet_id, seed, EXPANDED_PAGES, TIE_BREAK_ORDER if tie_break else EXPANDED_ORDER,
+                            first.policy, contrast=first.contrast, parent=parent)
+    tables = [] if tie_break else [recall_table(held_out_recall(first, key, queue, policy, rubrics, pages),
+                                                packet_id)]
     return _write_stage(args, spec, key, {"queued_pairs": len(queue),
                                           "queued_conditions": sum(len(v) for v in queue.values())},
-                        [recall_table(recall, packet_id)], EXPANDED_PAGES, inputs)
+                        tables, EXPANDED_PAGES, inputs)
+
+
+def run_tie_break(args: argparse.Namespace) -> int:
+    return run_adjudicate(args, tie_break=True)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -343,7 +349,8 @@ def run_repair(args: argparse.Namespace) -> int:
                                            label_transition_table, role_table, stratum_table)
     from ..formats import jsonl_text, sha256_bytes
     from ..outputs import check_output_dir
-    inputs = [args.release, _policy_path(args), args.record, *(args.adjudication or [])]
+    inputs = [args.release, _policy_path(args), args.record, *(args.adjudication or []),
+              *([args.review] if args.review else [])]
     if args.write_copy:
         check_output_dir(args.write_copy, inputs, what="repaired copy folder")
     release = load_release(args.release)
@@ -360,7 +367,12 @@ def run_repair(args: argparse.Namespace) -> int:
     if (rows_path.exists() or lineage_path.exists()) and not (args.force or args.dry_run):
         raise InputError(rows_path, "a repair with this id exists (repairs are release artefacts; "
                                     "choose a new id or pass --force)")
-    outcomes = decide(first, adjudications, policy)
+    review = None
+    if args.review:
+        from ..label_audit.review import read_review, review_items, review_table
+        items = review_items(first, adjudications, policy)
+        review = read_review(args.review, items, first, adjudications)
+    outcomes = decide(first, adjudications, policy, review.departures if review else None)
     collapsed = collapsed_streams(first, adjudications, policy)
     for c in collapsed:
         _progress(f"warning: {c.stage} {c.packet_id}: the responses of {c.collapsed} are identical to those of "
@@ -392,6 +404,8 @@ def run_repair(args: argparse.Namespace) -> int:
                     for r in [first] + adjudications],
         "audited_pairs": len(outcomes), "changed_pairs": len(rows),
         "collapsed_streams": [c.to_json() for c in collapsed],
+        "review": None if review is None else {"sha256": review.sha256, "checked": review.checked,
+                                               "departures": len(review.departures)},
         "undecided_conditions": {"retained": retained, "pending": pending},
         "gates": {"golds_checked": golds, "failures": len(problems), "page_gates": first.page_gates},
         "result_counts": {"golds": golds, "subsets": subsets, "queries_without_gold": zero_gold},
@@ -409,11 +423,48 @@ def run_repair(args: argparse.Namespace) -> int:
             _progress(f"wrote the repaired label version to {args.write_copy}")
     tables = [grade_transition_table(outcomes), label_transition_table(outcomes, len(problems), golds, zero_gold),
               stratum_table(outcomes), flagged_table(outcomes)]
+    if review is not None:
+        tables.append(review_table(items, review))
+    if any(r.stage == "tie_break" for r in adjudications):
+        from ..label_audit.agreement_stats import tie_break_table
+        tables.append(tie_break_table(first, adjudications, policy))
     if first.design == "challenge":
         tables.append(role_table(outcomes))
     _emit(args, tables, {"repair": "(dry run: not written)" if args.dry_run else str(rows_path),
                          "lineage": "" if args.dry_run else str(lineage_path), "changed_pairs": len(rows),
                          "audited_pairs": len(outcomes)})
+    return 0
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from ..label_audit.policy import check_recorded
+    from ..label_audit.record import read_record
+    from ..label_audit.review import review_items, review_sheet
+    from ..label_audit.spec import check_release
+    from ..outputs import check_output
+    from ..tables import Column
+    inputs = [args.release, _policy_path(args), args.record, *args.adjudication]
+    check_output(args.out, inputs, allow_stdout=False, what="review sheet")
+    release = load_release(args.release)
+    policy = _policy(args)
+    first = read_record(args.record)
+    polls = [read_record(p) for p in args.adjudication]
+    for path, record in [(args.record, first)] + list(zip(args.adjudication, polls)):
+        check_recorded(policy, record.policy, path)
+        check_release(record.release_files, release, path)
+    items = review_items(first, polls, policy)
+    sheet = review_sheet(items, first, polls, policy)
+    write_bytes_atomic(args.out, (dumps_canonical(sheet, indent=1) + "\n").encode("utf-8"), inputs)
+    rows = tuple((f"{i.qid}|{i.docid}|{i.index}",
+                  f"{i.qid} / {i.docid} condition {i.index + 1} ({i.condition_id}): rule "
+                  f"{'positive' if i.positive else 'negative'} ({i.rule})",
+                  {"yes": i.yes, "no": i.no, "quoted": len(i.quoted_pages)}) for i in items)
+    table = Table("audit_review_sheet", "Non-unanimous polled conditions to review (sec. 10.4)",
+                  (Column("yes", "yes responses", 0), Column("no", "no responses", 0),
+                   Column("quoted", "pages quoted validly", 0)), rows)
+    _emit(args, [table], {"review_sheet": str(args.out), "conditions": len(items)})
+    _progress(f"wrote {args.out}: fill in decision (confirm / positive / negative) and a reason for every "
+              "departure, then pass it to repair --review")
     return 0
 
 
@@ -512,6 +563,20 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=None, help="item order seed (default 0)")
     p.set_defaults(func=run_adjudicate)
 
+    p = steps.add_parser("tiebreak", help="challenge splits -> a tie-break stage for one fresh evaluator",
+                         description="For a challenge first pass (shown on six to nine pages): every condition "
+                                     "the two response streams split on becomes a tie-break item showing the same "
+                                     "pages (supplement sec. 10.5). Its record is passed to repair with "
+                                     "--adjudication; the policy's adjudication rule then counts the two "
+                                     "first-pass responses and the tie-break responses together. Writes "
+                                     "OUT/spec.json, OUT/key.json.")
+    common(p, text=True)
+    p.add_argument("--record", required=True, metavar="FIRST.json", help="challenge first-pass judged record")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--id", metavar="PACKET_ID")
+    p.add_argument("--seed", type=int, default=None, help="item order seed (default 0)")
+    p.set_defaults(func=run_tie_break)
+
     p = steps.add_parser("repair", help="apply the policy -> data/<release>/repairs/<id>.jsonl + lineage",
                          description="Apply the pre-specified policy mechanically to the judged records; write "
                                      "the changed pairs as a repair file and its lineage (the released qrels are "
@@ -519,13 +584,28 @@ def add_parser(subparsers: Any) -> None:
                                      "print the exact transition tables.")
     common(p)
     p.add_argument("--record", required=True, metavar="FIRST.json", help="first-pass judged record")
-    p.add_argument("--adjudication", nargs="*", metavar="ADJ.json", help="adjudication judged record(s)")
+    p.add_argument("--adjudication", nargs="*", metavar="ADJ.json",
+                   help="adjudication judged record(s), or the challenge's tie-break record(s)")
     p.add_argument("--id", required=True, help="repair id, e.g. audit-2027-01")
     p.add_argument("--after", nargs="*", metavar="ID", help="earlier repairs this one applies after")
     p.add_argument("--dry-run", action="store_true", help="compute and print, write nothing")
     p.add_argument("--write-copy", metavar="DIR", help="also write the repaired label version as a release folder")
     p.add_argument("--force", action="store_true", help="overwrite a repair with the same id")
+    p.add_argument("--review", metavar="SHEET.json", help="the filled administrative review sheet "
+                                                          "(nclue audit review)")
     p.set_defaults(func=run_repair)
+
+    p = steps.add_parser("review", help="non-unanimous polled conditions -> an administrative review sheet",
+                         description="List every condition a poll decided or left undecided without unanimity "
+                                     "(supplement sec. 10.4) in a review sheet; the administrator fills in "
+                                     "confirm / positive / negative and a reason for each departure, and "
+                                     "repair --review applies it (not a vote; never in an agreement statistic).")
+    common(p)
+    p.add_argument("--record", required=True, metavar="FIRST.json", help="first-pass judged record")
+    p.add_argument("--adjudication", nargs="+", required=True, metavar="ADJ.json",
+                   help="adjudication (or tie-break) judged record(s)")
+    p.add_argument("--out", required=True, metavar="SHEET.json")
+    p.set_defaults(func=run_review)
 
     p = steps.add_parser("impact", help="every frozen run before/after a repair (Table S14 analogue)",
                          description="Score every frozen run on the released and the repaired label version: "

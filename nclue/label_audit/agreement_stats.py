@@ -214,3 +214,23 @@ def stage_tables(record: Record) -> List[Table]:
         tables.append(multi_rater_table(record, names=names))
     tables += [integrity_table(record), construction_table(record, names=names)]
     return tables
+
+
+def tie_break_table(first: Record, records: Sequence[Record], policy, table_id: str = "audit_tie_break") -> Table:
+    """Which first-pass stream each tie-break response sides with (supplement sec. 10.5: "The
+    tie-breaker selects the duplicate-collapsed stream on 22 conditions and the other stream on
+    53"), over the conditions the tie-break response answered."""
+    from .repair import first_pass_streams, poll_streams
+    streams = first_pass_streams(first, policy)[0]
+    by_pair = {(it.qid, it.docid): it for it in first.items}
+    rows = []
+    for record, breaker in poll_streams(records, first)[0]:
+        answered = [(it, index, answer) for it in record.items
+                    for index, answer in record.answers[breaker].get(it.item, {}).items()]
+        for stream in streams:
+            agree = sum(1 for it, index, answer in answered
+                        if first.answers[stream][by_pair[(it.qid, it.docid)].item][index].positive == answer.positive)
+            rows.append((f"{breaker}|{stream}", f"{breaker} sides with {stream}", _row(agree, len(answered))))
+    return Table(table_id, f"Tie-break selections, {first.packet_id} (sec. 10.5)", COLUMNS[:5], tuple(rows),
+                 note="Over the split conditions each tie-break response answered; on a split it sides with "
+                      "exactly one first-pass stream.")

@@ -31,6 +31,7 @@ TITLES = {
     ("adjudication", "stratified"): "Expanded-page adjudication poll",
     ("first_pass", "challenge"): "Evidence audit: expanded pages",
     ("adjudication", "challenge"): "Expanded-page adjudication poll",
+    ("tie_break", "challenge"): "Expanded-page tie-break poll",
 }
 
 INSTRUCTIONS = (

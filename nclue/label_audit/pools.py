@@ -42,6 +42,8 @@ EXPANDED_PAGES = 9
 EXPANDED_MIN_PAGES = 6
 FIRST_PASS_ORDER = ("construction", "exact", "bm25", "fuzzy")
 EXPANDED_ORDER = ("selected", "construction", "exact", "first_pass", "bm25", "fuzzy")
+#: the challenge's tie-break shows exactly the pages both first-pass streams were shown
+TIE_BREAK_ORDER = ("first_pass",)
 ROUTES = ("construction", "exact", "fuzzy", "bm25", "first_pass", "selected", "fill")
 BM25_K1 = 0.9
 BM25_B = 0.4
