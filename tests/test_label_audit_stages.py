@@ -68,6 +68,29 @@ class Stages(unittest.TestCase):
                                self.adj_html, *paths, "--out", folder / "record.json", "--json")
         return folder / "record.json", out, err
 
+    def test_queries_judged_clear_by_both(self):
+        # A judges every request clear; E flags two items unclear and leaves a third unaccepted:
+        # completed by both 23 pairs, judged clear by both 23 - 2 = 21
+        from tests import audit_fixtures as fx
+        answers = setup.scenario_first(self.key)
+        items = [it.item for it in self.packet.items]
+        folder = self.tmp / "clear"
+        folder.mkdir()
+        a = folder / "A.json"
+        a.write_text(json.dumps(fx.export(self.packet, "FIXTURE-A", answers["FIXTURE-A"])))
+        e = folder / "E.json"
+        e.write_text(json.dumps(fx.export(self.packet, "FIXTURE-E", answers["FIXTURE-E"],
+                                          accepted={items[5]: False}, unclear=items[:2])))
+        out, _ = self.run_ok("audit", "import", "--key", self.tmp / "first" / "key.json", "--packet", self.html,
+                             a, e, "--out", folder / "record.json", "--json")
+        s8 = cells(out, "audit_agreement")
+        self.assertEqual((s8["pairs"]["agree"], s8["clear"]["agree"], s8["clear"]["n"]), (23, 21, 23))
+        record = json.loads((folder / "record.json").read_text())
+        first_item = next(it for it in record["items"] if it["item"] == items[0])
+        self.assertEqual(first_item["request_clear"], {"FIXTURE-A": True, "FIXTURE-E": False})
+        unaccepted = next(it for it in record["items"] if it["item"] == items[5])
+        self.assertEqual(unaccepted["request_clear"], {"FIXTURE-A": True})
+
     def test_identical_adjudication_exports_are_one_stream(self):
         # F1 and a copy of F1 under another id, and F3 (every queued condition is condition 2):
         #   q2/d06 PGF:      F1 yes p3, copy yes p3, F3 no

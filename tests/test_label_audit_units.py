@@ -356,6 +356,12 @@ class ExportValidation(unittest.TestCase):
         d = copy.deepcopy(self.good)
         d["evaluator_id"] = "no spaces allowed"
         self.check(d, "evaluator_id")
+        d = copy.deepcopy(self.good)
+        d["items"][0]["request_clear"] = None
+        self.check(d, "accepted item without an answer to 'is the request clear?'")
+        d = copy.deepcopy(self.good)
+        d["items"][0]["request_clear"] = "yes"
+        self.check(d, "'request_clear' must be true, false or null")
 
     def test_unaccepted_items_are_not_completed(self):
         d = copy.deepcopy(self.good)

@@ -89,6 +89,7 @@ class Workflow(unittest.TestCase):
         self.assertAlmostEqual(s8["support"]["kappa"], 1440 / 1499, places=12)
         self.assertEqual((s8["pages"]["agree"], s8["pages"]["n"]), (57, 59))  # q2/d06 PGF, q1/d01 TikZ
         self.assertEqual((s8["quotes"]["agree"], s8["quotes"]["n"]), (81, 81))  # 41 + 40 positives
+        self.assertEqual((s8["clear"]["agree"], s8["clear"]["n"]), (24, 24))  # the fixtures judge every request clear
         self.assertEqual(s8["positive_FIXTURE-A"]["agree"], 41)
         self.assertEqual(s8["positive_FIXTURE-E"]["agree"], 40)
         s9 = cells(out, "audit_confusion")

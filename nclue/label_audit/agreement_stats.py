@@ -11,6 +11,8 @@ yes/no answer, its *page set* the pages quoted for it, empty for a no):
 - condition support agreement: identical answers; binary Cohen's kappa (Cohen 1960);
 - exact condition page-set agreement: identical page sets, over all conditions (two no answers
   agree);
+- queries judged clear by both: pairs whose request both evaluators answered "clear" (the
+  packet asks it of every item);
 - quotes passing the exact check: quotes re-located by the import over quotes in accepted items;
 - agreement with the construction: an evaluator's answer equals the construction decision
   (nonempty evidence page set);
@@ -92,6 +94,9 @@ def two_rater_table(record: Record, a: str, b: str, table_id: str = "audit_agree
          _row(support[0][0] + support[1][1], len(conditions), _kappa(support) if conditions else None)),
         ("pages", "Exact condition page-set agreement",
          _row(sum(1 for x, y in zip(ans_a, ans_b) if x.pages == y.pages), len(conditions))),
+        ("clear", "Queries judged clear by both",
+         _row(sum(1 for it in items if record.request_clear.get(a, {}).get(it.item) is True
+                  and record.request_clear.get(b, {}).get(it.item) is True), len(items))),
         ("quotes", "Selected quotes passing the exact check", _row(quotes, quotes)),
     ]
     for evaluator in (a, b):
