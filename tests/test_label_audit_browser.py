@@ -142,6 +142,22 @@ class BrowserHelpers:
     def errors(self):
         return self.text_of("errors")
 
+    def load_until(self, condition, url=None, timeout=10.0):
+        """Reload (or open ``url``) until ``condition`` holds: localStorage writes of one page reach
+        a page loaded right after them with a small delay in Chromium, and a page shows what it
+        read when it loaded."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if url:
+                self.browser.navigate(url)
+            else:
+                self.browser.reload()
+            if self.js(condition):
+                return
+            if time.monotonic() > deadline:
+                self.fail(f"after loading, still not: {condition}")
+            time.sleep(0.2)
+
 
 @_need_browser
 class PacketInBrowser(BrowserHelpers, unittest.TestCase):
@@ -191,6 +207,14 @@ class PacketInBrowser(BrowserHelpers, unittest.TestCase):
         other = next(p for p in c0.pages if p != page)
         text = self.packet.pages[first.document][page]
         line = fx.quote_line(text, c0.name)
+
+        # an untouched item lists every missing answer: the request's clarity and each condition
+        self.click("#accept")
+        for problem in ("The request: say whether it is clear",
+                        f"Condition 1 (\u201c{c0.name}\u201d): no answer yet.",
+                        f"Condition 2 (\u201c{c1.name}\u201d): no answer yet."):
+            self.assertIn(problem, self.errors())
+        self.assertEqual(self.accepted(), 0)
 
         # a complete, valid item is still refused without an evaluator id
         self.answer_current(kfirst)
@@ -317,7 +341,7 @@ class PacketInBrowser(BrowserHelpers, unittest.TestCase):
         self.assertEqual(self.accepted(), len(self.packet.items))
 
         # autosave survives a reload, and says whose work it restored
-        b.reload()
+        self.load_until("document.getElementById('evaluator').value === 'FIXTURE-BROWSER'")
         self.assertEqual(self.accepted(), len(self.packet.items))
         self.assertEqual(self.js("document.getElementById('evaluator').value"), "FIXTURE-BROWSER")
         restored = self.text_of("message")
@@ -334,7 +358,7 @@ class PacketInBrowser(BrowserHelpers, unittest.TestCase):
         self.enter_evaluator("FIXTURE-SECOND")
         self.click("#clear-no")
         self.assertEqual(self.stored("FIXTURE-SECOND")["items"][first.item]["clear"], False)
-        b.reload()
+        self.load_until("document.getElementById('evaluator').value === 'FIXTURE-SECOND'")
         self.assertIn("evaluator \u201cFIXTURE-SECOND\u201d", self.text_of("message"))
         self.assertEqual(self.accepted(), 0)
         self.click("#new-evaluator")
@@ -361,7 +385,7 @@ class PacketInBrowser(BrowserHelpers, unittest.TestCase):
 
         # resume from the export into an empty browser store
         self.js("localStorage.clear(), 1")
-        b.reload()
+        self.load_until("document.getElementById('message').textContent.startsWith('New session')")
         self.assertEqual(self.accepted(), 0)
         self.assertEqual(self.js("document.getElementById('evaluator').value"), "")
         b.set_file_input("#resume", str(exported))
@@ -408,7 +432,7 @@ class TwoTabsOfOnePacket(BrowserHelpers, unittest.TestCase):
                 self.enter_evaluator("FIXTURE-TABS")
                 second_tab = b.new_tab()
                 b.switch(second_tab)
-                b.navigate(html.as_uri())
+                self.load_until("document.getElementById('evaluator').value === 'FIXTURE-TABS'", url=html.as_uri())
                 self.assertIn("evaluator \u201cFIXTURE-TABS\u201d", self.text_of("message"))
                 item = self.packet.items[0].item
                 # tab 1 answers condition 1 No; tab 2 (opened before) then answers condition 2 No
