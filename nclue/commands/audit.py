@@ -28,15 +28,21 @@ Offline label audit of a release (n-Clue paper, supplement sec. 10; docs/AUDIT.m
   3. (evaluators judge in the browser and export one JSON file each)
   4. import      re-validate every export against the packet (structure, page pool, every
                  quote re-located by offsets and sha256); agreement statistics (Table S8)
-                 with Wilson intervals; writes the judged record
-  5. adjudicate  the policy's queued conditions -> an expanded-page (6-9 pages) stage;
-                 then packet, judge, import again
+                 with Wilson intervals over the distinct response streams; writes the record
+  5. adjudicate  the policy's queued conditions -> an expanded-page (6-9 pages) stage, with
+                 its pool composition (Table S10) and held-out recall check; then packet,
+                 judge, import again
+     review      the non-unanimous polled conditions -> an administrative review sheet
   6. repair      apply the pre-specified policy mechanically -> data/<release>/repairs/<id>.jsonl
-                 + lineage; both page gates re-checked on every gold; transition tables
-  7. impact      every frozen run before / after the repair, largest change, Spearman rho
+                 + lineage; both page gates re-checked on every gold; transition tables;
+                 the conditions left undecided listed
+  7. impact      every frozen run before / after the repair, largest change, Spearman rho;
+                 a named contrast with its paired p-values on both label versions
   8. challenge   every judged subset whose promotion could reduce a named frozen contrast at
                  top k, with blinded neutral controls -> a stage like step 1 (6-9 pages)
+     tiebreak    the challenge's split conditions -> a tie-break stage (same pages)
 
+Identical exports are one response stream in every stage. Every input is refused as an output.
 Bad input: one line naming the file and the problem, exit status 2."""
 
 
@@ -577,6 +583,18 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=None, help="item order seed (default 0)")
     p.set_defaults(func=run_tie_break)
 
+    p = steps.add_parser("review", help="non-unanimous polled conditions -> an administrative review sheet",
+                         description="List every condition a poll decided or left undecided without unanimity "
+                                     "(supplement sec. 10.4) in a review sheet; the administrator fills in "
+                                     "confirm / positive / negative and a reason for each departure, and "
+                                     "repair --review applies it (not a vote; never in an agreement statistic).")
+    common(p)
+    p.add_argument("--record", required=True, metavar="FIRST.json", help="first-pass judged record")
+    p.add_argument("--adjudication", nargs="+", required=True, metavar="ADJ.json",
+                   help="adjudication (or tie-break) judged record(s)")
+    p.add_argument("--out", required=True, metavar="SHEET.json")
+    p.set_defaults(func=run_review)
+
     p = steps.add_parser("repair", help="apply the policy -> data/<release>/repairs/<id>.jsonl + lineage",
                          description="Apply the pre-specified policy mechanically to the judged records; write "
                                      "the changed pairs as a repair file and its lineage (the released qrels are "
@@ -594,18 +612,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--review", metavar="SHEET.json", help="the filled administrative review sheet "
                                                           "(nclue audit review)")
     p.set_defaults(func=run_repair)
-
-    p = steps.add_parser("review", help="non-unanimous polled conditions -> an administrative review sheet",
-                         description="List every condition a poll decided or left undecided without unanimity "
-                                     "(supplement sec. 10.4) in a review sheet; the administrator fills in "
-                                     "confirm / positive / negative and a reason for each departure, and "
-                                     "repair --review applies it (not a vote; never in an agreement statistic).")
-    common(p)
-    p.add_argument("--record", required=True, metavar="FIRST.json", help="first-pass judged record")
-    p.add_argument("--adjudication", nargs="+", required=True, metavar="ADJ.json",
-                   help="adjudication (or tie-break) judged record(s)")
-    p.add_argument("--out", required=True, metavar="SHEET.json")
-    p.set_defaults(func=run_review)
 
     p = steps.add_parser("impact", help="every frozen run before/after a repair (Table S14 analogue)",
                          description="Score every frozen run on the released and the repaired label version: "
