@@ -7,14 +7,16 @@ scenario of tests/label_audit_setup.py (the first pass of tests/test_label_audit
 the example's qrels, in the comments.
 """
 
+import contextlib
+import io
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
+from nclue.cli import main
 from nclue.formats import iter_jsonl
 from tests import label_audit_setup as setup
 
@@ -22,8 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def nclue(*args):
-    return subprocess.run([sys.executable, "-m", "nclue", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT)
+    """``python -m nclue ARGS`` run in this process (the CLI's own entry point, its output
+    captured): the same exit status and output lines, without an interpreter start per call."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
 def cells(payload, table_id):
