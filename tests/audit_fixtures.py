@@ -6,7 +6,7 @@ end. Evaluator ids start with ``FIXTURE``. ``answers`` maps item id -> condition
 pages to quote (empty list: answer no).
 """
 
-from typing import Dict, List, Mapping, Optional
+from typing import Collection, Dict, List, Mapping, Optional
 
 from nclue.label_audit.packet import Packet
 from nclue.label_audit.spec import Key
@@ -38,8 +38,9 @@ def evidence(packet: Packet, item_id: str, index: int, pages: List[int]) -> List
 
 
 def export(packet: Packet, evaluator: str, answers: Mapping[str, Mapping[int, List[int]]],
-           accepted: Optional[Mapping[str, bool]] = None) -> dict:
-    """An export accepting every item in ``answers`` (or as ``accepted`` says)."""
+           accepted: Optional[Mapping[str, bool]] = None, unclear: Collection[str] = ()) -> dict:
+    """An export accepting every item in ``answers`` (or as ``accepted`` says), every request
+    judged clear except the items in ``unclear``."""
     items = []
     for item in packet.items:
         if item.item not in answers:
@@ -51,7 +52,8 @@ def export(packet: Packet, evaluator: str, answers: Mapping[str, Mapping[int, Li
                                "evidence": evidence(packet, item.item, c.index, pages)})
         ok = True if accepted is None else accepted.get(item.item, True)
         items.append({"item": item.item, "accepted": ok, "accepted_at": STAMP if ok else None,
-                      "updated_at": STAMP, "conditions": conditions})
+                      "updated_at": STAMP, "request_clear": item.item not in unclear,
+                      "conditions": conditions})
     return {"format": "nclue-audit-export", "version": 1, "packet_id": packet.packet_id,
             "packet_sha256": packet.sha256, "stage": packet.stage, "evaluator_id": evaluator,
             "started_at": STAMP, "exported_at": STAMP, "complete": True, "items": items}

@@ -122,6 +122,28 @@ class Browser:
                 return event
             self.events.append(event)
 
+    # -- tabs --------------------------------------------------------------------------------
+
+    def new_tab(self, width: int = 1280, height: int = 900) -> str:
+        """Open another page in the same browser context (so the same localStorage) and return its
+        session id; :meth:`switch` makes it the page the helpers drive."""
+        target = self.call("Target.createTarget", session=False, url="about:blank")["targetId"]
+        session = self.call("Target.attachToTarget", session=False, targetId=target, flatten=True)["sessionId"]
+        previous, self.session = self.session, session
+        try:
+            for domain in ("Page", "Runtime", "DOM"):
+                self.call(f"{domain}.enable")
+            self.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
+                      deviceScaleFactor=1, mobile=False)
+        finally:
+            self.session = previous
+        return session
+
+    def switch(self, session: str) -> str:
+        """Drive the page of ``session``; returns the session driven before."""
+        previous, self.session = self.session, session
+        return previous
+
     # -- page helpers ------------------------------------------------------------------------
 
     def evaluate(self, expression: str) -> Any:

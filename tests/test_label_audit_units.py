@@ -19,7 +19,7 @@ from nclue.label_audit import exports as ex
 from nclue.label_audit.packet import read_packet_html
 from nclue.label_audit.policy import (Response, adjudication_decision, check_recorded, first_pass_decision,
                                       load_policy, page_set)
-from nclue.label_audit.pools import build_pool, exact_pages, fuzzy_pages, index_document
+from nclue.label_audit.pools import build_pool, exact_pages, fuzzy_pages, index_document, ranked_pool
 from nclue.label_audit.repair import apply_repair, evidence_rows, file_bytes, gold_gate_problems, qrels_rows
 from nclue.label_audit.report_section import label_audit_section
 from nclue.label_audit.rubric import load_rubrics
@@ -181,6 +181,10 @@ class RubricsAndPools(unittest.TestCase):
         self.assertEqual(membership[extra], ["fill"])
         self.assertEqual(build_pool(routes, ("construction",), 5, pages, "s"),
                          build_pool(routes, ("construction",), 5, pages, "s"))
+        # the order the pool takes pages in (ranks): 5, 7, 2 in round 0, 9 in round 2, then fill
+        ranked, filled = ranked_pool(routes, ("construction", "exact", "bm25", "fuzzy"), 5, pages, "s")
+        self.assertEqual(ranked[:4], [5, 7, 2, 9])
+        self.assertEqual(filled, frozenset(ranked[4:]))
 
 
 class PolicyRules(unittest.TestCase):
@@ -352,6 +356,12 @@ class ExportValidation(unittest.TestCase):
         d = copy.deepcopy(self.good)
         d["evaluator_id"] = "no spaces allowed"
         self.check(d, "evaluator_id")
+        d = copy.deepcopy(self.good)
+        d["items"][0]["request_clear"] = None
+        self.check(d, "accepted item without an answer to 'is the request clear?'")
+        d = copy.deepcopy(self.good)
+        d["items"][0]["request_clear"] = "yes"
+        self.check(d, "'request_clear' must be true, false or null")
 
     def test_unaccepted_items_are_not_completed(self):
         d = copy.deepcopy(self.good)

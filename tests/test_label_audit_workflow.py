@@ -89,6 +89,7 @@ class Workflow(unittest.TestCase):
         self.assertAlmostEqual(s8["support"]["kappa"], 1440 / 1499, places=12)
         self.assertEqual((s8["pages"]["agree"], s8["pages"]["n"]), (57, 59))  # q2/d06 PGF, q1/d01 TikZ
         self.assertEqual((s8["quotes"]["agree"], s8["quotes"]["n"]), (81, 81))  # 41 + 40 positives
+        self.assertEqual((s8["clear"]["agree"], s8["clear"]["n"]), (24, 24))  # the fixtures judge every request clear
         self.assertEqual(s8["positive_FIXTURE-A"]["agree"], 41)
         self.assertEqual(s8["positive_FIXTURE-E"]["agree"], 40)
         s9 = cells(out, "audit_confusion")
@@ -218,6 +219,35 @@ class Workflow(unittest.TestCase):
         contrast = cells(impact, "audit_contrast")
         self.assertAlmostEqual(contrast["before"]["gap"], 100 / 6)
         self.assertAlmostEqual(contrast["after"]["gap"], 0.0)
+        # paired p, exact over the 2**6 sign vectors: pages - lexical per query is
+        # (0, +1, +1, -1, -1, +1) before and (0, 0, +1, -1, -1, +1) after; an odd number of +-1
+        # terms (5) never sums to 0, so |T*| >= |T| = 1 always (p = 1); after, T = 0 (p = 1)
+        for version in ("before", "after"):
+            self.assertEqual((contrast[version]["p_query"], contrast[version]["p_family"]), (1.0, 1.0))
+        # Gold Hit, dense - lexical: (0, 0, +1, 0, 0, +1) on both versions (the repair changes no
+        # Gold Hit); |T*| >= 2 needs both nonzero signs equal: p = 2/4. Families before:
+        # {q5, q6} one unit (sum 0 + 1), after q5 (gold d12) and q6 (d11, d12) apart: p = 1/2 too
+        hit = cells(self.run_ok("audit", "impact", "--release", self.release, "--repair", "fixture-1", "--json",
+                                "--contrast", "example_lexical", "example_dense", "--measure", "gold_hit"),
+                    "audit_contrast")
+        for version in ("before", "after"):
+            self.assertAlmostEqual(hit[version]["gap"], 200 / 6)
+            self.assertEqual((hit[version]["p_query"], hit[version]["p_family"]), (0.5, 0.5))
+        # Gold-NDCG (real-valued differences): the query-paired p equals an exhaustive count over
+        # the 64 sign vectors of the per-query differences, on each label version
+        ndcg = cells(self.run_ok("audit", "impact", "--release", self.release, "--repair", "fixture-1", "--json",
+                                 "--contrast", "example_lexical", "example_dense"), "audit_contrast")
+        from itertools import product
+        from nclue.metrics import per_query
+        for version, labels in (("before", release), ("after", repaired)):
+            lex = per_query(labels, runs["example_lexical"], 10)["gold_ndcg@10"]
+            dense = per_query(labels, runs["example_dense"], 10)["gold_ndcg@10"]
+            d = [dense[q] - lex[q] for q in sorted(lex)]
+            observed = abs(sum(d))
+            hits = sum(1 for signs in product((1, -1), repeat=6)
+                       if abs(sum(s * x for s, x in zip(signs, d))) >= observed - 1e-9)
+            self.assertEqual(ndcg[version]["p_query"], hits / 64)
+            self.assertAlmostEqual(ndcg[version]["gap"], 100 * sum(d) / 6)
 
     def test_4_challenge(self):
         out = self.run_ok("audit", "challenge", "--release", setup.EXAMPLE, "--base", "example_lexical",

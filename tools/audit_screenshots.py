@@ -27,11 +27,18 @@ WIDTH = 1280
 SCALE = 0.6
 
 
-def _fill_first(browser: Browser, packet, key) -> None:
-    """Item 1: condition 1 answered with a valid quote, a second quote that is not on its page,
-    condition 2 left open, then Accept (which lists why the item cannot be accepted)."""
+def _enter_evaluator(browser: Browser, evaluator: str) -> None:
     browser.evaluate("(() => { const e = document.getElementById('evaluator'); e.focus(); })()")
-    browser.type_text("reviewer-1")
+    browser.type_text(evaluator)
+    browser.key("Enter", "Enter", 13)
+
+
+def _fill_first(browser: Browser, packet, key) -> None:
+    """Item 1: the request judged clear, condition 1 answered with a valid quote (marked in its
+    page) and a second quote that is not on its page, condition 2 left open, then Accept (which
+    lists why the item cannot be accepted)."""
+    _enter_evaluator(browser, "reviewer-1")
+    browser.evaluate("document.getElementById('clear-yes').click(), 1")
     item = packet.items[0]
     kitem = next(it for it in key.items if it.item == item.item)
     c0 = item.conditions[0]
@@ -43,7 +50,7 @@ def _fill_first(browser: Browser, packet, key) -> None:
         browser.evaluate(f"document.getElementById('tick-0-{n}').click(), 1")
         browser.evaluate(f"document.getElementById('quote-0-{n}').focus(), 1")
         browser.type_text(text)
-    browser.evaluate("document.querySelector('details').removeAttribute('open'), 1")
+    browser.evaluate("document.getElementById('instructions-box').removeAttribute('open'), 1")
     browser.evaluate("document.getElementById('accept').click(), 1")
 
 
@@ -74,9 +81,9 @@ def main() -> int:
         adj_key, _, adj_packet, adj_html = setup.adjudication_stage(tmp, first)
         with Browser(chromium, str(tmp / "p2"), width=WIDTH, height=900) as browser:
             browser.navigate(adj_html.as_uri())
-            browser.evaluate("document.querySelector('details').removeAttribute('open'), 1")
-            browser.evaluate("(() => { const e = document.getElementById('evaluator'); e.focus(); })()")
-            browser.type_text("reviewer-3")
+            browser.evaluate("document.getElementById('instructions-box').removeAttribute('open'), 1")
+            _enter_evaluator(browser, "reviewer-3")
+            browser.evaluate("document.getElementById('clear-yes').click(), 1")
             _shot(browser, ROOT / "docs" / "audit_adjudication.png", 1500)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

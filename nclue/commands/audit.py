@@ -28,15 +28,21 @@ Offline label audit of a release (n-Clue paper, supplement sec. 10; docs/AUDIT.m
   3. (evaluators judge in the browser and export one JSON file each)
   4. import      re-validate every export against the packet (structure, page pool, every
                  quote re-located by offsets and sha256); agreement statistics (Table S8)
-                 with Wilson intervals; writes the judged record
-  5. adjudicate  the policy's queued conditions -> an expanded-page (6-9 pages) stage;
-                 then packet, judge, import again
+                 with Wilson intervals over the distinct response streams; writes the record
+  5. adjudicate  the policy's queued conditions -> an expanded-page (6-9 pages) stage, with
+                 its pool composition (Table S10) and held-out recall check; then packet,
+                 judge, import again
+     review      the non-unanimous polled conditions -> an administrative review sheet
   6. repair      apply the pre-specified policy mechanically -> data/<release>/repairs/<id>.jsonl
-                 + lineage; both page gates re-checked on every gold; transition tables
-  7. impact      every frozen run before / after the repair, largest change, Spearman rho
+                 + lineage; both page gates re-checked on every gold; transition tables;
+                 the conditions left undecided listed
+  7. impact      every frozen run before / after the repair, largest change, Spearman rho;
+                 a named contrast with its paired p-values on both label versions
   8. challenge   every judged subset whose promotion could reduce a named frozen contrast at
                  top k, with blinded neutral controls -> a stage like step 1 (6-9 pages)
+     tiebreak    the challenge's split conditions -> a tie-break stage (same pages)
 
+Identical exports are one response stream in every stage. Every input is refused as an output.
 Bad input: one line naming the file and the problem, exit status 2."""
 
 
@@ -77,29 +83,70 @@ def _progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def _at_least(option: str, value: int, minimum: int) -> None:
+    """A numeric option below its minimum is one line naming the option (exit status 2)."""
+    if value < minimum:
+        raise InputError(option, f"must be at least {minimum}, got {value}")
+
+
+def _text_paths(args: argparse.Namespace, release_dir) -> tuple:
+    """(rubric file, page text file) a stage reads: the options, else the release's defaults."""
+    from ..label_audit.pagetext import default_pages_path
+    from ..label_audit.rubric import default_rubric_path
+    return args.rubric or default_rubric_path(release_dir), args.pages or default_pages_path(release_dir)
+
+
+def _policy_path(args: argparse.Namespace):
+    from ..label_audit.policy import DEFAULT_POLICY
+    return args.policy or DEFAULT_POLICY
+
+
+def _stage_inputs(args: argparse.Namespace, *more) -> List[Any]:
+    """Every input of a stage-writing step: the release folder (all its files), the rubric, the
+    page text, the policy and ``more`` (records); none may be written over."""
+    return [args.release, *_text_paths(args, args.release), _policy_path(args), *more]
+
+
+def _check_stage_out(args: argparse.Namespace, inputs: Sequence[Any]) -> None:
+    """Refuse, before anything is computed, a stage folder that is an input or whose spec.json /
+    key.json would overwrite an input (:mod:`nclue.outputs`)."""
+    from ..label_audit.spec import STAGE_FILES
+    from ..outputs import check_output, check_output_dir
+    folder = check_output_dir(args.out, inputs, what="stage folder")
+    for name in STAGE_FILES:
+        check_output(folder / name, inputs, allow_stdout=False)
+
+
 def _rubrics_and_pages(args: argparse.Namespace, release, docids):
-    from ..label_audit.pagetext import default_pages_path, load_pages
-    from ..label_audit.rubric import default_rubric_path, load_rubrics, query_condition_ids
-    rubrics = load_rubrics(args.rubric or default_rubric_path(release.path))
+    from ..label_audit.pagetext import load_pages
+    from ..label_audit.rubric import load_rubrics, query_condition_ids
+    rubric_path, pages_path = _text_paths(args, release.path)
+    rubrics = load_rubrics(rubric_path)
     condition_ids = query_condition_ids(release, rubrics)
-    pages_path = args.pages or default_pages_path(release.path)
     _progress(f"reading page text of {len(docids)} documents from {pages_path}")
     pages = load_pages(pages_path, docids, {d: doc.pages for d, doc in release.corpus.items()})
     return rubrics, condition_ids, pages
 
 
 def _policy(args: argparse.Namespace):
-    from ..label_audit.policy import DEFAULT_POLICY, load_policy
-    return load_policy(args.policy or DEFAULT_POLICY)
+    from ..label_audit.policy import load_policy
+    return load_policy(_policy_path(args))
 
 
 # ------------------------------------------------------------------------------------------------
 # sample / challenge / adjudicate: stages
 # ------------------------------------------------------------------------------------------------
 
-def _write_stage(args: argparse.Namespace, spec, key, extra: Dict[str, Any], tables: Sequence[Table]) -> int:
+def _write_stage(args: argparse.Namespace, spec, key, extra: Dict[str, Any], tables: Sequence[Table],
+                 size: int, inputs: Sequence[Any]) -> int:
     from ..label_audit.spec import write_stage
-    spec_path, key_path, key = write_stage(args.out, spec, key)
+    short = [len(c.pages) for it in spec.items for c in it.conditions if len(c.pages) < size]
+    if short:
+        _progress(f"warning: {len(short)} asked condition(s) show fewer than the {size} pages asked for "
+                  f"(their documents are shorter; fewest {min(short)})")
+    from ..label_audit.pool_check import pool_table
+    spec_path, key_path, key = write_stage(args.out, spec, key, inputs)
+    tables = list(tables) + [pool_table(key)]
     conditions = sum(len(it.conditions) for it in spec.items)
     contexts = sum(len(c.pages) for it in spec.items for c in it.conditions)
     _emit(args, tables, {**extra, "packet_id": spec.packet_id, "items": len(spec.items),
@@ -115,9 +162,13 @@ def run_sample(args: argparse.Namespace) -> int:
     from ..label_audit.sampling import draw_sample, sample_table_rows, stratum_label
     from ..label_audit.spec import StagePair, build_stage
     from ..table import Column
+    _at_least("--n", args.n, 1)
+    inputs = _stage_inputs(args)
+    _check_stage_out(args, inputs)
     release = load_release(args.release)
     policy = _policy(args)
     pairs = draw_sample(release, args.n, args.seed)
+    _sample_warnings(release, args.n, pairs)
     rubrics, condition_ids, pages = _rubrics_and_pages(args, release, {p.docid for p in pairs})
     stage_pairs = [StagePair(p.qid, p.docid, "sample", stratum_label(p.stratum),
                              tuple(range(len(release.queries[p.qid].conditions))), {}, {}) for p in pairs]
@@ -128,7 +179,22 @@ def run_sample(args: argparse.Namespace) -> int:
     table = Table("audit_sample", f"Stratified audit sample of {release.name}, seed {args.seed} (Table S7 shape)",
                   (Column("pairs", "pairs", 0), Column("gold", "pre-gold", 0), Column("subset", "pre-subset", 0)),
                   rows, note="Counts describe the sampled packet, not the population distribution of qrels.")
-    return _write_stage(args, spec, key, {"release": release.name, "seed": args.seed}, [table])
+    return _write_stage(args, spec, key, {"release": release.name, "seed": args.seed}, [table],
+                        FIRST_PASS_PAGES, inputs)
+
+
+def _sample_warnings(release, n: int, pairs) -> None:
+    """Warn when the sample cannot have the size or the half-gold balance asked for
+    (:mod:`nclue.label_audit.sampling`: a short half passes its shortfall to the other)."""
+    judged = sum(len(d) for d in release.judgments.values())
+    if len(pairs) < n:
+        _progress(f"warning: asked for {n} pairs; the release judges {judged}: every judged pair is sampled")
+    golds = sum(1 for d in release.judgments.values() for j in d.values() if j.is_gold)
+    got_gold = sum(1 for p in pairs if p.stratum[2] == "gold")
+    for got, want, have, what in ((got_gold, n // 2, golds, "pre-gold"),
+                                  (len(pairs) - got_gold, n - n // 2, judged - golds, "pre-subset")):
+        if got < want:
+            _progress(f"warning: {got} {what} pairs instead of {want} (the release has {have})")
 
 
 def run_challenge(args: argparse.Namespace) -> int:
@@ -137,6 +203,10 @@ def run_challenge(args: argparse.Namespace) -> int:
     from ..label_audit.pools import EXPANDED_PAGES, FIRST_PASS_ORDER
     from ..label_audit.spec import StagePair, build_stage
     from ..label_audit.sampling import stratum_label, stratum_of
+    _at_least("--k", args.k, 1)
+    _at_least("--controls", args.controls, 0)
+    inputs = _stage_inputs(args)
+    _check_stage_out(args, inputs)
     release = load_release(args.release)
     policy = _policy(args)
     runs = runs_of(args.release, release, [args.base, args.variant])
@@ -145,6 +215,9 @@ def run_challenge(args: argparse.Namespace) -> int:
     if not targets:
         raise InputError(args.release, f"no judged subset in the top {args.k} of {args.base} or "
                                        f"{args.variant} can reduce the contrast")
+    if len(controls) < args.controls:
+        _progress(f"warning: asked for {args.controls} controls; only {len(controls)} judged subsets leave the "
+                  "contrast unchanged")
     docids = {c.docid for c in targets + controls}
     rubrics, condition_ids, pages = _rubrics_and_pages(args, release, docids)
     stage_pairs = []
@@ -160,36 +233,47 @@ def run_challenge(args: argparse.Namespace) -> int:
                             packet_id, args.seed, EXPANDED_PAGES, FIRST_PASS_ORDER, policy.ref(), contrast=record)
     return _write_stage(args, spec, key, {"release": release.name, "contrast_points": round(value, 6),
                                           "targets": len(targets),
-                                          "controls": len(controls)}, [])
+                                          "controls": len(controls)}, [], EXPANDED_PAGES, inputs)
 
 
-def run_adjudicate(args: argparse.Namespace) -> int:
+def run_adjudicate(args: argparse.Namespace, tie_break: bool = False) -> int:
     from ..label_audit.adjudication import adjudication_pairs
-    from ..label_audit.pools import EXPANDED_ORDER, EXPANDED_PAGES
+    from ..label_audit.pool_check import held_out_recall, recall_table
+    from ..label_audit.pools import EXPANDED_ORDER, EXPANDED_PAGES, TIE_BREAK_ORDER
     from ..label_audit.policy import check_recorded
     from ..label_audit.record import read_record
-    from ..label_audit.repair import queued
+    from ..label_audit.repair import queued, tie_break_queued
     from ..label_audit.spec import build_stage, check_release
+    inputs = _stage_inputs(args, args.record)
+    _check_stage_out(args, inputs)
     release = load_release(args.release)
     first = read_record(args.record)
     policy = _policy(args)
     check_recorded(policy, first.policy, args.record)
     check_release(first.release_files, release, args.record)
-    queue = queued(first, policy)
+    queue = tie_break_queued(first, policy) if tie_break else queued(first, policy)
     if not queue:
-        _progress("the policy queues no condition: nothing to adjudicate")
+        _progress(f"nothing to {'tie-break' if tie_break else 'adjudicate'}: no condition is left open")
         _emit(args, [], {"queued_pairs": 0, "queued_conditions": 0})
         return 0
     pairs = adjudication_pairs(first, queue)
     rubrics, condition_ids, pages = _rubrics_and_pages(args, release, {p.docid for p in pairs})
-    packet_id = args.id or f"{first.packet_id}-adjudication"
+    stage = "tie_break" if tie_break else "adjudication"
+    packet_id = args.id or f"{first.packet_id}-{stage.replace('_', '-')}"
     seed = args.seed if args.seed is not None else 0
     parent = {"record_sha256": first.sha256, "packet_id": first.packet_id, "key_sha256": first.key_sha256}
-    spec, key = build_stage(release, rubrics, condition_ids, pages, pairs, "adjudication", first.design,
-                            packet_id, seed, EXPANDED_PAGES, EXPANDED_ORDER, first.policy,
-                            contrast=first.contrast, parent=parent)
+    spec, key = build_stage(release, rubrics, condition_ids, pages, pairs, stage, first.design,
+                            packet_id, seed, EXPANDED_PAGES, TIE_BREAK_ORDER if tie_break else EXPANDED_ORDER,
+                            first.policy, contrast=first.contrast, parent=parent)
+    tables = [] if tie_break else [recall_table(held_out_recall(first, key, queue, policy, rubrics, pages),
+                                                packet_id)]
     return _write_stage(args, spec, key, {"queued_pairs": len(queue),
-                                          "queued_conditions": sum(len(v) for v in queue.values())}, [])
+                                          "queued_conditions": sum(len(v) for v in queue.values())},
+                        tables, EXPANDED_PAGES, inputs)
+
+
+def run_tie_break(args: argparse.Namespace) -> int:
+    return run_adjudicate(args, tie_break=True)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -201,6 +285,9 @@ def run_packet(args: argparse.Namespace) -> int:
     from ..label_audit.packet_html import render_html
     from ..label_audit.pagetext import load_pages
     from ..label_audit.spec import read_spec
+    from ..outputs import check_output
+    inputs = [args.spec, args.pages]
+    check_output(args.out, inputs, allow_stdout=False, what="packet")
     started = time.perf_counter()
     spec = read_spec(args.spec)
     docids = {it.docid for it in spec.items}
@@ -209,7 +296,7 @@ def run_packet(args: argparse.Namespace) -> int:
     read_s = time.perf_counter() - started
     packet = build_packet(spec, pages)
     html = render_html(packet).encode("utf-8")
-    write_bytes_atomic(args.out, html)
+    write_bytes_atomic(args.out, html, inputs)
     total = time.perf_counter() - started
     contexts = sum(len(c.pages) for it in packet.items for c in it.conditions)
     distinct = sum(len(p) for p in packet.pages.values())
@@ -229,6 +316,10 @@ def run_import(args: argparse.Namespace) -> int:
     from ..label_audit.policy import check_recorded
     from ..label_audit.record import build_record, check_key_matches_packet, write_record
     from ..label_audit.spec import read_key
+    from ..outputs import check_output
+    inputs = [args.key, args.packet, _policy_path(args), *args.exports]
+    if args.out:
+        check_output(args.out, inputs, allow_stdout=False, what="judged record")
     key, key_sha = read_key(args.key)
     packet = read_packet_html(args.packet)
     check_key_matches_packet(key, packet, args.key)
@@ -243,7 +334,7 @@ def run_import(args: argparse.Namespace) -> int:
                              "exports": len(exports)}
     if args.out:
         extra["record"] = str(args.out)
-        extra["record_sha256"] = write_record(args.out, record)
+        extra["record_sha256"] = write_record(args.out, record, inputs)
     _emit(args, stage_tables(record), extra)
     _progress(f"{len(exports)} export(s) valid: every quote re-located in the packet's page text")
     return 0
@@ -256,12 +347,18 @@ def run_import(args: argparse.Namespace) -> int:
 def run_repair(args: argparse.Namespace) -> int:
     from ..label_audit.policy import check_recorded
     from ..label_audit.record import read_record
-    from ..label_audit.repair import (apply_repair, copy_hashes, decide, gold_gate_problems, golds_counted,
-                                      gzipped_qrels, load_label_version, read_repair, repair_paths,
-                                      repair_rows, write_copy, write_repair)
+    from ..label_audit.repair import (apply_repair, collapsed_streams, copy_hashes, decide, gold_gate_problems,
+                                      golds_counted, gzipped_qrels, load_label_version, read_repair,
+                                      repair_paths, repair_rows, write_copy, write_repair)
     from ..label_audit.spec import check_release
-    from ..label_audit.transitions import grade_transition_table, label_transition_table, role_table, stratum_table
+    from ..label_audit.transitions import (flagged_conditions, flagged_table, grade_transition_table,
+                                           label_transition_table, role_table, stratum_table)
     from ..formats import jsonl_text, sha256_bytes
+    from ..outputs import check_output_dir
+    inputs = [args.release, _policy_path(args), args.record, *(args.adjudication or []),
+              *([args.review] if args.review else [])]
+    if args.write_copy:
+        check_output_dir(args.write_copy, inputs, what="repaired copy folder")
     release = load_release(args.release)
     policy = _policy(args)
     first = read_record(args.record)
@@ -272,12 +369,30 @@ def run_repair(args: argparse.Namespace) -> int:
     base = release
     for earlier in args.after or []:
         base, _ = load_label_version(base, earlier)
-    outcomes = decide(first, adjudications, policy)
-    rows = repair_rows(outcomes)
     rows_path, lineage_path = repair_paths(args.release, args.id)
     if (rows_path.exists() or lineage_path.exists()) and not (args.force or args.dry_run):
         raise InputError(rows_path, "a repair with this id exists (repairs are release artefacts; "
                                     "choose a new id or pass --force)")
+    review = None
+    if args.review:
+        from ..label_audit.review import read_review, review_items, review_table
+        items = review_items(first, adjudications, policy)
+        review = read_review(args.review, items, first, adjudications)
+    outcomes = decide(first, adjudications, policy, review.departures if review else None)
+    collapsed = collapsed_streams(first, adjudications, policy)
+    for c in collapsed:
+        _progress(f"warning: {c.stage} {c.packet_id}: the responses of {c.collapsed} are identical to those of "
+                  f"{c.into} at every decision, page and quote; counted once (one response stream)")
+    flagged = flagged_conditions(outcomes)
+    retained = sum(1 for _, c in flagged if c.decision.status == "retained")
+    pending = len(flagged) - retained
+    if retained:
+        _progress(f"warning: {retained} adjudicated condition(s) without a decision (a tie or too few agreeing "
+                  "responses) keep the construction decision; listed in the table of undecided conditions")
+    if pending:
+        _progress(f"warning: {pending} queued condition(s) have no adjudication response yet (pending) and keep "
+                  "the construction decision; listed in the table of undecided conditions")
+    rows = repair_rows(outcomes)
     data = jsonl_text(rows).encode("utf-8")
     parsed = [dict(r, line=i + 1, before=_pair(r["before"]), after=_pair(r["after"])) for i, r in enumerate(rows)]
     repaired = apply_repair(base, parsed, rows_path)
@@ -294,6 +409,10 @@ def run_repair(args: argparse.Namespace) -> int:
                      "evaluators": [{"id": e["id"], "export_sha256": e["export_sha256"]} for e in r.evaluators]}
                     for r in [first] + adjudications],
         "audited_pairs": len(outcomes), "changed_pairs": len(rows),
+        "collapsed_streams": [c.to_json() for c in collapsed],
+        "review": None if review is None else {"sha256": review.sha256, "checked": review.checked,
+                                               "departures": len(review.departures)},
+        "undecided_conditions": {"retained": retained, "pending": pending},
         "gates": {"golds_checked": golds, "failures": len(problems), "page_gates": first.page_gates},
         "result_counts": {"golds": golds, "subsets": subsets, "queries_without_gold": zero_gold},
     }
@@ -306,10 +425,15 @@ def run_repair(args: argparse.Namespace) -> int:
         if copy_hashes(check, gz) != lineage["result"]:
             raise InputError(rows_path, "re-reading the repair file does not reproduce the repaired copy")
         if args.write_copy:
-            write_copy(release, repaired, args.write_copy, lineage)
+            write_copy(release, repaired, args.write_copy, lineage, inputs)
             _progress(f"wrote the repaired label version to {args.write_copy}")
     tables = [grade_transition_table(outcomes), label_transition_table(outcomes, len(problems), golds, zero_gold),
-              stratum_table(outcomes)]
+              stratum_table(outcomes), flagged_table(outcomes)]
+    if review is not None:
+        tables.append(review_table(items, review))
+    if any(r.stage == "tie_break" for r in adjudications):
+        from ..label_audit.agreement_stats import tie_break_table
+        tables.append(tie_break_table(first, adjudications, policy))
     if first.design == "challenge":
         tables.append(role_table(outcomes))
     _emit(args, tables, {"repair": "(dry run: not written)" if args.dry_run else str(rows_path),
@@ -379,6 +503,37 @@ def run_support_rule(args: argparse.Namespace) -> int:
           {"repair": "(dry run: not written)" if args.dry_run else str(rows_path),
            "lineage": "" if args.dry_run else str(lineage_path), "changed_pairs": len(rows),
            "pairs": len(outcomes), "golds": golds, "queries_removed": len(removed)})
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from ..label_audit.policy import check_recorded
+    from ..label_audit.record import read_record
+    from ..label_audit.review import review_items, review_sheet
+    from ..label_audit.spec import check_release
+    from ..outputs import check_output
+    from ..table import Column
+    inputs = [args.release, _policy_path(args), args.record, *args.adjudication]
+    check_output(args.out, inputs, allow_stdout=False, what="review sheet")
+    release = load_release(args.release)
+    policy = _policy(args)
+    first = read_record(args.record)
+    polls = [read_record(p) for p in args.adjudication]
+    for path, record in [(args.record, first)] + list(zip(args.adjudication, polls)):
+        check_recorded(policy, record.policy, path)
+        check_release(record.release_files, release, path)
+    items = review_items(first, polls, policy)
+    sheet = review_sheet(items, first, polls, policy)
+    write_bytes_atomic(args.out, (dumps_canonical(sheet, indent=1) + "\n").encode("utf-8"), inputs)
+    rows = tuple((f"{i.qid}|{i.docid}|{i.index}",
+                  f"{i.qid} / {i.docid} condition {i.index + 1} ({i.condition_id}): rule "
+                  f"{'positive' if i.positive else 'negative'} ({i.rule})",
+                  {"yes": i.yes, "no": i.no, "quoted": len(i.quoted_pages)}) for i in items)
+    table = Table("audit_review_sheet", "Non-unanimous polled conditions to review (sec. 10.4)",
+                  (Column("yes", "yes responses", 0), Column("no", "no responses", 0),
+                   Column("quoted", "pages quoted validly", 0)), rows)
+    _emit(args, [table], {"review_sheet": str(args.out), "conditions": len(items)})
+    _progress(f"wrote {args.out}: fill in decision (confirm / positive / negative) and a reason for every "
+              "departure, then pass it to repair --review")
     return 0
 
 
@@ -391,6 +546,7 @@ def _pair(obj):
 def run_impact(args: argparse.Namespace) -> int:
     from ..label_audit.impact import contrast_table, impact_tables, runs_of
     from ..label_audit.repair import load_label_version
+    _at_least("--k", args.k, 1)
     release = load_release(args.release)
     repaired, lineage = load_label_version(release, args.repair)
     base = release
@@ -476,6 +632,32 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=None, help="item order seed (default 0)")
     p.set_defaults(func=run_adjudicate)
 
+    p = steps.add_parser("tiebreak", help="challenge splits -> a tie-break stage for one fresh evaluator",
+                         description="For a challenge first pass (shown on six to nine pages): every condition "
+                                     "the two response streams split on becomes a tie-break item showing the same "
+                                     "pages (supplement sec. 10.5). Its record is passed to repair with "
+                                     "--adjudication; the policy's adjudication rule then counts the two "
+                                     "first-pass responses and the tie-break responses together. Writes "
+                                     "OUT/spec.json, OUT/key.json.")
+    common(p, text=True)
+    p.add_argument("--record", required=True, metavar="FIRST.json", help="challenge first-pass judged record")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--id", metavar="PACKET_ID")
+    p.add_argument("--seed", type=int, default=None, help="item order seed (default 0)")
+    p.set_defaults(func=run_tie_break)
+
+    p = steps.add_parser("review", help="non-unanimous polled conditions -> an administrative review sheet",
+                         description="List every condition a poll decided or left undecided without unanimity "
+                                     "(supplement sec. 10.4) in a review sheet; the administrator fills in "
+                                     "confirm / positive / negative and a reason for each departure, and "
+                                     "repair --review applies it (not a vote; never in an agreement statistic).")
+    common(p)
+    p.add_argument("--record", required=True, metavar="FIRST.json", help="first-pass judged record")
+    p.add_argument("--adjudication", nargs="+", required=True, metavar="ADJ.json",
+                   help="adjudication (or tie-break) judged record(s)")
+    p.add_argument("--out", required=True, metavar="SHEET.json")
+    p.set_defaults(func=run_review)
+
     p = steps.add_parser("repair", help="apply the policy -> data/<release>/repairs/<id>.jsonl + lineage",
                          description="Apply the pre-specified policy mechanically to the judged records; write "
                                      "the changed pairs as a repair file and its lineage (the released qrels are "
@@ -483,12 +665,15 @@ def add_parser(subparsers: Any) -> None:
                                      "print the exact transition tables.")
     common(p)
     p.add_argument("--record", required=True, metavar="FIRST.json", help="first-pass judged record")
-    p.add_argument("--adjudication", nargs="*", metavar="ADJ.json", help="adjudication judged record(s)")
+    p.add_argument("--adjudication", nargs="*", metavar="ADJ.json",
+                   help="adjudication judged record(s), or the challenge's tie-break record(s)")
     p.add_argument("--id", required=True, help="repair id, e.g. audit-2027-01")
     p.add_argument("--after", nargs="*", metavar="ID", help="earlier repairs this one applies after")
     p.add_argument("--dry-run", action="store_true", help="compute and print, write nothing")
     p.add_argument("--write-copy", metavar="DIR", help="also write the repaired label version as a release folder")
     p.add_argument("--force", action="store_true", help="overwrite a repair with the same id")
+    p.add_argument("--review", metavar="SHEET.json", help="the filled administrative review sheet "
+                                                          "(nclue audit review)")
     p.set_defaults(func=run_repair)
 
     p = steps.add_parser("support-rule", help="apply a pre-specified support rule to every judged pair -> "

@@ -18,10 +18,16 @@ Data flow (files -> records -> tables; nothing ever modifies a release's qrels):
 - :mod:`.agreement_stats`: Tables S8, S9, S11 and adjudication agreement (via
   :mod:`nclue.agreement`);
 - :mod:`.policy`: the pre-specified, evidence-asymmetric repair policy;
-- :mod:`.adjudication`: the expanded-page stage drawn from a first-pass record;
+- :mod:`.adjudication`: the expanded-page stage (and the challenge's tie-break stage) drawn from
+  a first-pass record;
+- :mod:`.pool_check`: the page-pool composition of a stage (Table S10) and the held-out recall
+  check of the expanded pool;
+- :mod:`.review`: the administrative review of the non-unanimous polled conditions (sec. 10.4);
 - :mod:`.repair` and :mod:`.transitions`: repair files, the repaired label version, gate
-  re-checks, transition tables (Tables S12-S13);
-- :mod:`.impact`: every frozen run before and after a repair (Table S14);
+  re-checks, transition tables (Tables S12-S13), the conditions left undecided; identical exports
+  are one response stream in every stage;
+- :mod:`.impact`: every frozen run before and after a repair, a named contrast with its paired
+  p-values (Table S14);
 - :mod:`.challenge`: the retrieval-conditioned challenge of a frozen contrast (sec. 10.5);
 - :mod:`.report_section`: the report section on label validation (status and the mechanical
   quote audit), a pure function returning tables and paragraphs;

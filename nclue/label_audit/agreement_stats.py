@@ -11,6 +11,8 @@ yes/no answer, its *page set* the pages quoted for it, empty for a no):
 - condition support agreement: identical answers; binary Cohen's kappa (Cohen 1960);
 - exact condition page-set agreement: identical page sets, over all conditions (two no answers
   agree);
+- queries judged clear by both: pairs whose request both evaluators answered "clear" (the
+  packet asks it of every item);
 - quotes passing the exact check: quotes re-located by the import over quotes in accepted items;
 - agreement with the construction: an evaluator's answer equals the construction decision
   (nonempty evidence page set);
@@ -28,7 +30,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..agreement import fleiss_kappa, kappa_from_matrix, wilson_interval
 from ..errors import NclueError
 from ..table import Column, Table
-from .record import Record, completed_by_all
+from .record import Record, completed_by_all, distinct_streams
 from .spec import KeyItem
 
 GRADES = (0, 1, 2, 3)
@@ -92,6 +94,9 @@ def two_rater_table(record: Record, a: str, b: str, table_id: str = "audit_agree
          _row(support[0][0] + support[1][1], len(conditions), _kappa(support) if conditions else None)),
         ("pages", "Exact condition page-set agreement",
          _row(sum(1 for x, y in zip(ans_a, ans_b) if x.pages == y.pages), len(conditions))),
+        ("clear", "Queries judged clear by both",
+         _row(sum(1 for it in items if record.request_clear.get(a, {}).get(it.item) is True
+                  and record.request_clear.get(b, {}).get(it.item) is True), len(items))),
         ("quotes", "Selected quotes passing the exact check", _row(quotes, quotes)),
     ]
     for evaluator in (a, b):
@@ -128,10 +133,11 @@ def strata_table(record: Record, a: str, b: str, table_id: str = "audit_strata")
                  tuple(rows), note="Counts describe the sample, not the population of qrels (Table S7).")
 
 
-def construction_table(record: Record, table_id: str = "audit_construction") -> Table:
+def construction_table(record: Record, table_id: str = "audit_construction",
+                       names: Optional[Sequence[str]] = None) -> Table:
     """Each evaluator's condition answers against the construction decisions."""
     rows = []
-    for evaluator in record.evaluator_ids:
+    for evaluator in names or record.evaluator_ids:
         agree = n = 0
         matrix = [[0, 0], [0, 0]]
         for it in record.items:
@@ -151,10 +157,11 @@ def construction_table(record: Record, table_id: str = "audit_construction") -> 
                  COLUMNS, tuple(rows))
 
 
-def multi_rater_table(record: Record, table_id: str = "audit_adjudication") -> Table:
+def multi_rater_table(record: Record, table_id: str = "audit_adjudication",
+                      names: Optional[Sequence[str]] = None) -> Table:
     """Agreement of three or more responses (sec. 10.3.2): unanimity, Fleiss' kappa, pairs."""
-    names = record.evaluator_ids
-    items = completed_by_all(record)
+    names = tuple(names or record.evaluator_ids)
+    items = completed_by_all(record, names)
     conditions = [(it, i) for it in items for i in asked(it)]
     counts = []
     unanimous = 0
@@ -199,14 +206,36 @@ def integrity_table(record: Record, table_id: str = "audit_integrity") -> Table:
 
 
 def stage_tables(record: Record) -> List[Table]:
-    """Every table of a stage: two responses -> S8, S9, strata; more -> adjudication; always
-    integrity and construction agreement."""
-    names = record.evaluator_ids
+    """Every table of a stage, over its distinct response streams
+    (:func:`nclue.label_audit.record.distinct_streams`: identical exports are one stream): two
+    streams -> S8, S9, strata; more -> adjudication; always integrity (every export, collapsed
+    ones included) and construction agreement."""
+    names, _ = distinct_streams(record)
     tables: List[Table] = []
     if len(names) == 2:
         tables += [two_rater_table(record, *names), confusion_table(record, *names),
                    strata_table(record, *names)]
     elif len(names) > 2:
-        tables.append(multi_rater_table(record))
-    tables += [integrity_table(record), construction_table(record)]
+        tables.append(multi_rater_table(record, names=names))
+    tables += [integrity_table(record), construction_table(record, names=names)]
     return tables
+
+
+def tie_break_table(first: Record, records: Sequence[Record], policy, table_id: str = "audit_tie_break") -> Table:
+    """Which first-pass stream each tie-break response sides with (supplement sec. 10.5: "The
+    tie-breaker selects the duplicate-collapsed stream on 22 conditions and the other stream on
+    53"), over the conditions the tie-break response answered."""
+    from .repair import first_pass_streams, poll_streams
+    streams = first_pass_streams(first, policy)[0]
+    by_pair = {(it.qid, it.docid): it for it in first.items}
+    rows = []
+    for record, breaker in poll_streams(records, first)[0]:
+        answered = [(it, index, answer) for it in record.items
+                    for index, answer in record.answers[breaker].get(it.item, {}).items()]
+        for stream in streams:
+            agree = sum(1 for it, index, answer in answered
+                        if first.answers[stream][by_pair[(it.qid, it.docid)].item][index].positive == answer.positive)
+            rows.append((f"{breaker}|{stream}", f"{breaker} sides with {stream}", _row(agree, len(answered))))
+    return Table(table_id, f"Tie-break selections, {first.packet_id} (sec. 10.5)", COLUMNS[:5], tuple(rows),
+                 note="Over the split conditions each tie-break response answered; on a split it sides with "
+                      "exactly one first-pass stream.")

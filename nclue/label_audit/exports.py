@@ -8,14 +8,17 @@ packet's own text, so an export produced or edited outside the page is held to t
 An export (one JSON file per evaluator, written by the packet's script) holds ``format``
 ``nclue-audit-export``, ``version`` 1, ``packet_id``, ``packet_sha256``, ``stage``,
 ``evaluator_id``, ``started_at`` / ``exported_at`` timestamps and per item ``item``,
-``accepted``, ``accepted_at``, ``updated_at`` and per asked condition ``index``, ``answer``
-(``"yes"``, ``"no"`` or null) and ``evidence``: ``[{"page", "quote", "start", "end", "sha256"}]``.
+``accepted``, ``accepted_at``, ``updated_at``, ``request_clear`` (true: the evaluator judged the
+request clear; false: unclear; null: not answered; Table S8 "Queries judged clear by both") and
+per asked condition ``index``, ``answer`` (``"yes"``, ``"no"`` or null) and ``evidence``:
+``[{"page", "quote", "start", "end", "sha256"}]``.
 
 Checks (any failure refuses the whole export, naming the item and condition):
 
 - structure and types; the packet sha256, id and stage; every item id known and listed once;
   every item's conditions exactly the packet's asked conditions;
-- in an **accepted** item, every condition answered; a ``yes`` has at least one evidence entry,
+- in an **accepted** item, ``request_clear`` answered (true or false) and every condition
+  answered; a ``yes`` has at least one evidence entry,
   each on a page of the condition's pool (no page twice), with offsets inside the page text,
   the page text between the offsets equal to the quote, the quote's sha256 equal to the
   recorded one, the quote nontrivial and a normalized substring of the page
@@ -26,7 +29,7 @@ Timestamps are checked for form only; like the paper (Table S11), no statistic u
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError
@@ -69,6 +72,8 @@ class Export:
     answers: Mapping[str, Mapping[int, ConditionAnswer]]  # item -> condition index -> answer
     items_listed: int
     quotes_checked: int
+    #: item -> whether the evaluator judged its request clear (accepted items only)
+    request_clear: Mapping[str, bool] = field(default_factory=dict)
 
 
 def _fail(path: PathLike, where: str, problem: str) -> InputError:
@@ -143,6 +148,7 @@ def read_export(path: PathLike, packet: Packet) -> Export:
         raise InputError(path, "'items' must be a list")
     packet_items = {it.item: it for it in packet.items}
     answers: Dict[str, Dict[int, ConditionAnswer]] = {}
+    clear_by_item: Dict[str, bool] = {}
     seen = set()
     quotes_checked = 0
     for number, obj in enumerate(items):
@@ -161,6 +167,11 @@ def read_export(path: PathLike, packet: Packet) -> Export:
             raise _fail(path, where, "'accepted' must be true or false")
         _timestamp(obj.get("accepted_at"), path, where + " accepted_at", not accepted)
         _timestamp(obj.get("updated_at"), path, where + " updated_at", True)
+        clear = obj.get("request_clear")
+        if clear not in (True, False, None):
+            raise _fail(path, where, f"'request_clear' must be true, false or null, got {clear!r}")
+        if accepted and clear is None:
+            raise _fail(path, where, "accepted item without an answer to 'is the request clear?'")
         item = packet_items[item_id]
         asked = {c.index: c for c in item.conditions}
         conditions = obj.get("conditions")
@@ -207,8 +218,10 @@ def read_export(path: PathLike, packet: Packet) -> Export:
             parsed[index] = ConditionAnswer(index, True, tuple(q.page for q in quotes), tuple(quotes))
         if accepted:
             answers[item_id] = parsed
+            clear_by_item[item_id] = clear
     return Export(path=str(path), sha256=sha256_bytes(raw), evaluator=evaluator, stage=packet.stage,
-                  answers=answers, items_listed=len(seen), quotes_checked=quotes_checked)
+                  answers=answers, items_listed=len(seen), quotes_checked=quotes_checked,
+                  request_clear=clear_by_item)
 
 
 def read_exports(paths: Sequence[PathLike], packet: Packet) -> List[Export]:

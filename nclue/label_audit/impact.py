@@ -22,8 +22,10 @@ from ..agreement import average_ranks, spearman_rho
 from ..errors import InputError, NclueError
 from ..formats import PathLike
 from ..measures import REGISTRY, MeasureRegistry
-from ..metrics import aggregate, evaluate, outcomes, per_query_from_outcomes, query_facts
-from ..release import Release
+from ..inference import (DEFAULT_DRAWS, DEFAULT_SEED, MAX_EXACT_UNITS, family_flip_test,
+                         query_permutation_test)
+from ..metrics import aggregate, evaluate, outcomes, per_query, per_query_from_outcomes, query_facts
+from ..release import Release, gold_families
 from ..run_index import RunIndex
 from ..runs import Run, load_run
 from ..table import Column, Table
@@ -134,16 +136,47 @@ def impact_tables(before: Release, after: Release, runs: Mapping[str, Run], k: i
     return per_run, summary
 
 
+def paired_p_values(release: Release, base: Run, variant: Run, k: int, measure: str,
+                    seed: int = DEFAULT_SEED, draws: int = DEFAULT_DRAWS) -> Tuple[Optional[float], Optional[float]]:
+    """(query-paired p, shared-gold-family p) of ``variant - base`` on one label version
+    (n-Clue paper, supplement sec. 10.6: after the challenge "the gap to +.016 with query-paired
+    p=.381 and shared-gold-family p=.402"; Table S14's "paired test" row).
+
+    Two-sided sign-flip tests of the mean per-query difference: every query its own unit
+    (:func:`nclue.inference.query_permutation_test`), and whole exact-gold-set families of this
+    label version (:func:`nclue.release.gold_families`, :func:`nclue.inference.family_flip_test`);
+    exact (all sign vectors) with at most :data:`nclue.inference.MAX_EXACT_UNITS` units, else
+    ``draws`` seeded draws with the +1 correction. None when the measure is not defined on the
+    same queries for both runs.
+    """
+    vb = per_query(release, base, k).get(measure, {})
+    vv = per_query(release, variant, k).get(measure, {})
+    if not vb or vb.keys() != vv.keys():
+        return None, None
+    query = query_permutation_test(vb, vv, draws=draws, seed=seed, exact=len(vb) <= MAX_EXACT_UNITS)
+    families = {q: f for q, f in gold_families(release).items() if q in vb}
+    family = family_flip_test(vb, vv, families, draws=draws, seed=seed,
+                              exact=len(set(families.values())) <= MAX_EXACT_UNITS)
+    return query.p, family.p
+
+
 def contrast_table(before: Release, after: Release, base: Run, variant: Run, k: int, measure: str,
                    version: str, table_id: str = "audit_contrast") -> Table:
-    """A named contrast (variant - base) before and after a repair (Table S14's gap rows)."""
+    """A named contrast (variant - base) before and after a repair, with its paired p-values on
+    each label version (Table S14's gap and paired-test rows; :func:`paired_p_values`)."""
     rows = []
     for name, release in (("before", before), ("after", after)):
         vb, vv = evaluate(release, base, k)[measure], evaluate(release, variant, k)[measure]
-        rows.append((name, f"{name} {version}", {"base": vb, "variant": vv, "gap": vv - vb}))
+        p_query, p_family = paired_p_values(release, base, variant, k, measure)
+        rows.append((name, f"{name} {version}", {"base": vb, "variant": vv, "gap": vv - vb,
+                                                 "p_query": p_query, "p_family": p_family}))
     return Table(table_id, f"{variant.run_id} - {base.run_id} on {measure}",
                  (Column("base", base.run_id, 1), Column("variant", variant.run_id, 1),
-                  Column("gap", "variant - base", 1)), tuple(rows))
+                  Column("gap", "variant - base", 1), Column("p_query", "query-paired p", 4),
+                  Column("p_family", "shared-gold-family p", 4)), tuple(rows),
+                 note="Two-sided sign-flip tests of the mean per-query difference: queries as units, and "
+                      "exact-gold-set families of each label version as units (exact enumeration up to "
+                      f"{MAX_EXACT_UNITS} units, else {DEFAULT_DRAWS:,} draws, seed {DEFAULT_SEED}).")
 
 
 def runs_of(release_dir: PathLike, release: Release, run_ids: Optional[Sequence[str]] = None) -> Dict[str, Run]:

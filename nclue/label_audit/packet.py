@@ -31,6 +31,7 @@ TITLES = {
     ("adjudication", "stratified"): "Expanded-page adjudication poll",
     ("first_pass", "challenge"): "Evidence audit: expanded pages",
     ("adjudication", "challenge"): "Expanded-page adjudication poll",
+    ("tie_break", "challenge"): "Expanded-page tie-break poll",
 }
 
 INSTRUCTIONS = (
@@ -42,9 +43,13 @@ INSTRUCTIONS = (
     "type it; spaces and line breaks may differ). No: no displayed passage establishes it; then tick "
     "no page and quote nothing. \u201cRelated\u201d or \u201cuncertain\u201d are not answers: if the pages "
     "do not clearly establish the condition, answer No.",
-    "Outside knowledge does not count. An item is accepted only when every condition has an answer "
-    "and every quote is found on its page. Your work is saved in this browser as you go; export it to "
-    "a file when you finish, and from time to time.",
+    "Outside knowledge does not count. For every item, also say whether the request is clear enough "
+    "to judge. An item is accepted only when the request and every condition have an answer and every "
+    "quote is found on its page; changing an accepted item withdraws its acceptance (accept it again).",
+    "Enter your evaluator id first (then Enter). Your work is saved in this browser under that id as "
+    "you go; export it to a file when you finish, and from time to time. If the page says it restored "
+    "the work of an evaluator who is not you, press \u201cNew evaluator\u201d. Work in one tab at a "
+    "time.",
 )
 ADJUDICATION_NOTE = ("Six to nine pages are shown for each condition, all visible from the start. "
                      "Only some conditions of each request are asked here.")

@@ -35,6 +35,7 @@ TEMPLATE = """<!DOCTYPE html>
 <div class="top"><h1 id="title">{title}</h1><span id="packet" class="packet"></span></div>
 <div class="toolbar">
 <label>Evaluator id <input id="evaluator" type="text" autocomplete="off" spellcheck="false"></label>
+<button id="new-evaluator" type="button" hidden>New evaluator</button>
 <button id="export" type="button">Export JSON</button>
 <label class="file">Resume from an exported file <input id="resume" type="file" accept=".json,application/json"></label>
 <span id="progress"></span>
@@ -42,15 +43,17 @@ TEMPLATE = """<!DOCTYPE html>
 </div>
 <div id="strip" class="strip" aria-label="Items"></div>
 <div id="message" class="message" role="status"></div>
+<div id="who" class="who" hidden></div>
 </header>
 <main>
-<details open><summary>Instructions</summary><div id="instructions"></div></details>
+<details id="instructions-box" open><summary>Instructions</summary><div id="instructions"></div></details>
 <details id="help"><summary>Keyboard</summary><p>Outside text fields: &larr; or k previous item, &rarr; or j next item;
 anywhere: Ctrl+Enter accepts the item; ? opens this help. Previous and Next always work; only Accept checks the item.</p></details>
 <noscript><p class="errors">This packet needs JavaScript (it runs only inside this file and loads nothing).</p></noscript>
 <div class="item-head"><span id="position"></span></div>
 <p class="request-label">Request</p>
 <p id="request" class="request"></p>
+<div id="clarity"></div>
 <p id="asked" class="asked"></p>
 <div id="item-status" class="item-status"></div>
 <div id="errors" class="errors" role="alert"></div>

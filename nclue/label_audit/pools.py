@@ -42,6 +42,8 @@ EXPANDED_PAGES = 9
 EXPANDED_MIN_PAGES = 6
 FIRST_PASS_ORDER = ("construction", "exact", "bm25", "fuzzy")
 EXPANDED_ORDER = ("selected", "construction", "exact", "first_pass", "bm25", "fuzzy")
+#: the challenge's tie-break shows exactly the pages both first-pass streams were shown
+TIE_BREAK_ORDER = ("first_pass",)
 ROUTES = ("construction", "exact", "fuzzy", "bm25", "first_pass", "selected", "fill")
 BM25_K1 = 0.9
 BM25_B = 0.4
@@ -149,10 +151,12 @@ def routes_for(rubric: ConditionRubric, rubrics: RubricSet, doc: DocumentIndex,
     }
 
 
-def build_pool(routes: Mapping[str, Sequence[int]], order: Sequence[str], size: int,
-               pages: Mapping[int, PageText], fill_seed: str) -> Tuple[List[int], Dict[int, List[str]]]:
-    """Round-robin pool of ``min(size, len(pages))`` pages; returns (pages ascending,
-    page -> every route that lists it, in :data:`ROUTES` order, ``fill`` for filled pages)."""
+def ranked_pool(routes: Mapping[str, Sequence[int]], order: Sequence[str], size: int,
+                pages: Mapping[int, PageText], fill_seed: str) -> Tuple[List[int], FrozenSet[int]]:
+    """(pages in the order the pool takes them, the filled ones): round-robin over ``order``
+    until ``min(size, len(pages))`` pages, then seeded fill (module docstring). A page's rank is
+    its position in the first list, 1-based (the held-out recall check of
+    :mod:`nclue.label_audit.pool_check` counts by rank)."""
     target = min(size, len(pages))
     chosen: List[int] = []
     taken = set()
@@ -171,6 +175,14 @@ def build_pool(routes: Mapping[str, Sequence[int]], order: Sequence[str], size: 
         for n in rest[: target - len(chosen)]:
             chosen.append(n)
             filled.add(n)
+    return chosen, frozenset(filled)
+
+
+def build_pool(routes: Mapping[str, Sequence[int]], order: Sequence[str], size: int,
+               pages: Mapping[int, PageText], fill_seed: str) -> Tuple[List[int], Dict[int, List[str]]]:
+    """Round-robin pool of ``min(size, len(pages))`` pages; returns (pages ascending,
+    page -> every route that lists it, in :data:`ROUTES` order, ``fill`` for filled pages)."""
+    chosen, filled = ranked_pool(routes, order, size, pages, fill_seed)
     membership = {}
     for n in chosen:
         names = [r for r in ROUTES if r != "fill" and n in set(routes.get(r, ()))]

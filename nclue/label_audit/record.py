@@ -7,7 +7,7 @@ repair can name exactly which judgments it rests on. Quotes are kept as page, co
 and sha256 only (never the text: it is third-party content), like ``audit/quote_audit_v1.jsonl``.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError
@@ -36,6 +36,8 @@ class Record:
     contrast: Optional[Mapping[str, Any]]
     parent: Optional[Mapping[str, Any]]
     sha256: str = ""
+    #: evaluator -> item -> request judged clear (Table S8), accepted items only
+    request_clear: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)
 
     @property
     def evaluator_ids(self) -> Tuple[str, ...]:
@@ -71,7 +73,8 @@ def build_record(key: Key, key_sha256: str, packet: Packet, exports: Sequence[Ex
     return Record(packet_id=key.packet_id, stage=key.stage, design=key.design, release=key.release,
                   release_files=key.release_files, page_gates=key.page_gates, policy=key.policy,
                   key_sha256=key_sha256, packet_sha256=packet.sha256, evaluators=tuple(evaluators),
-                  items=key.items, answers=answers, contrast=key.contrast, parent=key.parent)
+                  items=key.items, answers=answers, contrast=key.contrast, parent=key.parent,
+                  request_clear={e.evaluator: dict(e.request_clear) for e in exports})
 
 
 def record_to_json(record: Record) -> Dict[str, Any]:
@@ -92,7 +95,9 @@ def record_to_json(record: Record) -> Dict[str, Any]:
                                       "ask": c.ask, "construction_pages": list(c.construction_pages),
                                       "pool": [{"page": p.page, "routes": list(p.routes)} for p in c.pool]}
                                      for c in it.conditions],
-                      "responses": responses})
+                      "responses": responses,
+                      "request_clear": {e: record.request_clear[e][it.item] for e in record.evaluator_ids
+                                        if it.item in record.request_clear.get(e, {})}})
     return {"format": RECORD_FORMAT, "version": 1, "packet_id": record.packet_id, "stage": record.stage,
             "design": record.design, "release": record.release, "release_files": dict(record.release_files),
             "page_gates": record.page_gates, "policy": dict(record.policy), "key_sha256": record.key_sha256,
@@ -100,10 +105,10 @@ def record_to_json(record: Record) -> Dict[str, Any]:
             "contrast": record.contrast, "parent": record.parent, "items": items}
 
 
-def write_record(path: PathLike, record: Record) -> str:
-    """Write the record (canonical, indented JSON); returns its sha256."""
+def write_record(path: PathLike, record: Record, inputs: Sequence[PathLike] = ()) -> str:
+    """Write the record (canonical, indented JSON; never over one of ``inputs``); returns its sha256."""
     data = (dumps_canonical(record_to_json(record), indent=1) + "\n").encode("utf-8")
-    write_bytes_atomic(path, data)
+    write_bytes_atomic(path, data, inputs)
     return sha256_bytes(data)
 
 
@@ -118,6 +123,7 @@ def read_record(path: PathLike) -> Record:
         ids = [e["id"] for e in evaluators]
         items: List[KeyItem] = []
         answers: Dict[str, Dict[str, Dict[int, ConditionAnswer]]] = {e: {} for e in ids}
+        clear: Dict[str, Dict[str, bool]] = {e: {} for e in ids}
         for obj in data["items"]:
             conditions = tuple(KeyCondition(int(c["index"]), str(c["condition_id"]), str(c["name"]),
                                             bool(c["ask"]), tuple(int(p) for p in c["construction_pages"]),
@@ -134,14 +140,54 @@ def read_record(path: PathLike) -> Record:
                                             tuple(Quote(int(q["page"]), int(q["start"]), int(q["end"]),
                                                         str(q["sha256"])) for q in a["quotes"]))
                     for i, a in conds.items()}
+            for evaluator, value in (obj.get("request_clear") or {}).items():
+                if evaluator not in clear or not isinstance(value, bool):
+                    raise InputError(path, f"item {obj['item']}: bad request_clear entry {evaluator!r}")
+                clear[evaluator][obj["item"]] = value
         return Record(packet_id=str(data["packet_id"]), stage=str(data["stage"]), design=str(data["design"]),
                       release=str(data["release"]), release_files=dict(data["release_files"]),
                       page_gates=bool(data["page_gates"]), policy=dict(data["policy"]),
                       key_sha256=str(data["key_sha256"]), packet_sha256=str(data["packet_sha256"]),
                       evaluators=evaluators, items=tuple(items), answers=answers,
-                      contrast=data.get("contrast"), parent=data.get("parent"), sha256=sha256_bytes(raw))
+                      contrast=data.get("contrast"), parent=data.get("parent"), sha256=sha256_bytes(raw),
+                      request_clear=clear)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(path, f"malformed audit record ({exc.__class__.__name__}: {exc})") from None
+
+
+StreamSignature = Tuple[Tuple[Tuple[str, str, int], ConditionAnswer], ...]
+
+
+def stream_signature(record: Record, evaluator: str) -> StreamSignature:
+    """Everything one response stream decided: per (qid, docid, condition) its answer, pages and
+    quotes (offsets and sha256), keyed by pair so that streams of different records compare."""
+    by_item = {it.item: it for it in record.items}
+    out = []
+    for item_id, conds in record.answers[evaluator].items():
+        it = by_item[item_id]
+        for index, answer in conds.items():
+            out.append(((it.qid, it.docid, index), answer))
+    return tuple(sorted(out, key=lambda kv: kv[0]))
+
+
+def distinct_streams(record: Record) -> Tuple[Tuple[str, ...], Tuple[Tuple[str, str], ...]]:
+    """(kept evaluator ids, (collapsed, into) pairs): exports identical at every decision, page
+    and quote are one response stream, not several (n-Clue paper, supplement sec. 10.5: "two
+    nominal first-pass files identical at all ... decisions, selected pages, and quotes; they are
+    collapsed to one response stream rather than counted twice"). The first of each identical
+    group, in record order, is kept; a stream with no accepted answer is never collapsed."""
+    kept: List[str] = []
+    collapsed: List[Tuple[str, str]] = []
+    first_of: Dict[StreamSignature, str] = {}
+    for evaluator in record.evaluator_ids:
+        signature = stream_signature(record, evaluator)
+        if signature and signature in first_of:
+            collapsed.append((evaluator, first_of[signature]))
+            continue
+        if signature:
+            first_of[signature] = evaluator
+        kept.append(evaluator)
+    return tuple(kept), tuple(collapsed)
 
 
 def completed_by_all(record: Record, evaluators: Optional[Sequence[str]] = None) -> List[KeyItem]:

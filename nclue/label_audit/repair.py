@@ -6,7 +6,9 @@ manifest changes 65/300 grades"; main text sec. 3.2: after the repair "all 2,176
 pass both page gates".
 
 - :func:`decide` applies the policy (:mod:`.policy`) to a first-pass record and its adjudication
-  records: one :class:`PairOutcome` per pair both first-pass evaluators completed.
+  records (or, for the challenge, its tie-break records, supplement sec. 10.5) and the optional
+  administrative review (:mod:`.review`, sec. 10.4): one :class:`PairOutcome` per pair both
+  first-pass evaluators completed. Identical exports are one response stream in every stage.
 - :func:`repair_rows` keeps the pairs whose label or evidence changes; ``nclue audit repair``
   writes them to ``data/<release>/repairs/<id>.jsonl`` with ``<id>.lineage.json`` (inputs and
   their sha256, policy, base and result file hashes, gate re-check). The released qrels are never
@@ -32,7 +34,7 @@ from ..release import Judgment, Release
 from .exports import ConditionAnswer
 from .policy import (Decision, Policy, Response, adjudication_decision, first_pass_decision,
                      page_set, pending_decision)
-from .record import Record, completed_by_all
+from .record import Record, completed_by_all, distinct_streams, stream_signature
 
 REPAIR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 Label = Tuple[int, str, Optional[str]]
@@ -45,6 +47,9 @@ class ConditionOutcome:
     construction_pages: Tuple[int, ...]
     decision: Decision
     pages: Tuple[int, ...]
+    #: (positive, negative) responses behind the decision: the poll's for a polled condition,
+    #: the first pass's otherwise, (0, 0) for a pending one
+    votes: Tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -64,50 +69,154 @@ class PairOutcome:
         return self.after != self.before or self.after_pages != self.before_pages
 
 
+@dataclass(frozen=True)
+class CollapsedStream:
+    """A response stream identical to an earlier one of the same stage (counted once)."""
+
+    stage: str
+    packet_id: str
+    collapsed: str
+    into: str
+
+    def to_json(self) -> Dict[str, str]:
+        return {"stage": self.stage, "packet_id": self.packet_id, "collapsed": self.collapsed,
+                "into": self.into}
+
+
 def _responses(answers: Sequence[ConditionAnswer]) -> List[Response]:
     return [Response(a.positive, a.pages) for a in answers]
 
 
-def decide(first: Record, adjudications: Sequence[Record], policy: Policy) -> List[PairOutcome]:
-    """Apply the policy to every pair both first-pass evaluators completed (sorted by pair)."""
+def _votes(responses: Sequence[Response]) -> Tuple[int, int]:
+    positive = sum(1 for r in responses if r.positive)
+    return positive, len(responses) - positive
+
+
+def first_pass_streams(first: Record, policy: Policy) -> Tuple[Tuple[str, ...], List[CollapsedStream]]:
+    """The first pass's distinct response streams (identical exports collapsed,
+    :func:`nclue.label_audit.record.distinct_streams`); exactly the policy's number is required."""
     if first.stage != "first_pass":
         raise NclueError(f"{first.packet_id}: the first record must be a first-pass stage")
-    names = first.evaluator_ids
+    names, collapsed = distinct_streams(first)
+    if collapsed and len(names) < policy.first_pass_responses:
+        dropped, into = collapsed[0]
+        raise NclueError(f"{first.packet_id}: the response streams of {into} and {dropped} are identical at "
+                         "every decision, page and quote; they are one stream, not two (supplement sec. 10.5)")
     if len(names) != policy.first_pass_responses:
         raise NclueError(f"{first.packet_id}: the policy needs {policy.first_pass_responses} first-pass "
                          f"response streams, the record has {len(names)} ({', '.join(names)})")
-    a, b = names
-    if first.answers[a] and first.answers[a] == first.answers[b]:
-        raise NclueError(f"{first.packet_id}: the response streams of {a} and {b} are identical at every "
-                         "decision, page and quote; they are one stream, not two (supplement sec. 10.5)")
-    polls: Dict[Tuple[str, str, int], List[ConditionAnswer]] = {}
-    for record in adjudications:
-        if record.stage != "adjudication":
-            raise NclueError(f"{record.packet_id}: not an adjudication record")
+    return names, [CollapsedStream(first.stage, first.packet_id, d, i) for d, i in collapsed]
+
+
+def poll_streams(records: Sequence[Record], first: Record) -> Tuple[List[Tuple[Record, str]], List[CollapsedStream]]:
+    """The adjudication records' response streams, each counted once: a stream identical at
+    every decision, page and quote to an earlier one (in the same record or an earlier record)
+    is collapsed into it."""
+    kept: List[Tuple[Record, str]] = []
+    collapsed: List[CollapsedStream] = []
+    first_of: Dict[Any, str] = {}
+    for record in records:
+        if record.stage not in POLL_STAGES:
+            raise NclueError(f"{record.packet_id}: not an adjudication or tie-break record")
         parent = record.parent or {}
         if parent.get("record_sha256") != first.sha256:
             raise NclueError(f"{record.packet_id}: drawn from another first-pass record "
                              f"({str(parent.get('record_sha256'))[:12]}..., expected {first.sha256[:12]}...)")
+        for evaluator in record.evaluator_ids:
+            signature = stream_signature(record, evaluator)
+            if signature and signature in first_of:
+                collapsed.append(CollapsedStream(record.stage, record.packet_id, evaluator, first_of[signature]))
+                continue
+            if signature:
+                first_of[signature] = evaluator
+            kept.append((record, evaluator))
+    return kept, collapsed
+
+
+def collapsed_streams(first: Record, adjudications: Sequence[Record], policy: Policy) -> List[CollapsedStream]:
+    """Every stream :func:`decide` counts once because it is identical to another."""
+    return first_pass_streams(first, policy)[1] + poll_streams(adjudications, first)[1]
+
+
+#: stages whose responses decide the conditions a first pass leaves open
+POLL_STAGES = ("adjudication", "tie_break")
+Key3 = Tuple[str, str, int]
+
+
+def poll_mode(first: Record, records: Sequence[Record]) -> Optional[str]:
+    """``adjudication`` (an expanded-page poll decides alone), ``tie_break`` (the challenge's
+    tie-break: its responses join the first pass's) or None (no poll record). One mode per repair;
+    a tie-break needs a first pass shown on expanded pages, i.e. the challenge design."""
+    stages = {r.stage for r in records}
+    if len(stages) > 1:
+        raise NclueError("adjudication and tie-break records cannot be combined in one repair")
+    if stages == {"tie_break"} and first.design != "challenge":
+        raise NclueError(f"{first.packet_id}: a tie-break needs a first pass shown on expanded pages "
+                         "(the challenge design); a stratified first pass goes to adjudication")
+    return next(iter(stages), None)
+
+
+def poll_answers(first: Record, records: Sequence[Record]) -> Dict[Key3, List[ConditionAnswer]]:
+    """Every poll response per (qid, docid, condition), each distinct stream once (:func:`poll_streams`)."""
+    polls: Dict[Key3, List[ConditionAnswer]] = {}
+    for record, evaluator in poll_streams(records, first)[0]:
         for it in record.items:
-            for evaluator in record.evaluator_ids:
-                conds = record.answers[evaluator].get(it.item)
-                if conds is None:
-                    continue
-                for index, answer in conds.items():
-                    polls.setdefault((it.qid, it.docid, index), []).append(answer)
+            conds = record.answers[evaluator].get(it.item)
+            if conds is None:
+                continue
+            for index, answer in conds.items():
+                polls.setdefault((it.qid, it.docid, index), []).append(answer)
+    return polls
+
+
+def _polled(policy: Policy, built: bool, first_pass: Sequence[Response], poll: Optional[Sequence[ConditionAnswer]],
+            mode: Optional[str]) -> Tuple[Decision, Tuple[int, int]]:
+    """Decision and votes of a queued condition.
+
+    ``adjudication``: the policy's adjudication rule over the poll's responses alone (sec.
+    10.2.2-10.3). ``tie_break`` (sec. 10.5): the challenge's first pass already showed six to nine
+    pages, so the same rule is applied to its two responses *plus* the tie-break responses (a split
+    is decided by the tie-breaker; a consensus decrease by the two agreeing expanded-page
+    responses). A condition the responses so far cannot decide, without a poll response, is
+    pending."""
+    if mode == "tie_break":
+        combined = list(first_pass) + _responses(poll or ())
+        decision = adjudication_decision(policy, built, combined)
+        if decision.status == "retained" and not poll:
+            return pending_decision(built), (0, 0)
+        rule = "tie_break." + decision.rule.split(".", 1)[1]
+        return Decision(decision.positive, decision.status, rule, decision.pages), _votes(combined)
+    if poll:
+        responses = _responses(poll)
+        return adjudication_decision(policy, built, responses), _votes(responses)
+    return pending_decision(built), (0, 0)
+
+
+def decide(first: Record, adjudications: Sequence[Record], policy: Policy,
+           review: Optional[Mapping[Key3, Decision]] = None) -> List[PairOutcome]:
+    """Apply the policy to every pair both first-pass evaluators completed (sorted by pair).
+
+    Identical exports are one response stream in every stage (:func:`first_pass_streams`,
+    :func:`poll_streams`). ``adjudications``: adjudication records, or the challenge's tie-break
+    records (:func:`poll_mode`). ``review``: the administrative review's decisions
+    (:mod:`nclue.label_audit.review`), which replace the poll's for the conditions it names."""
+    a, b = first_pass_streams(first, policy)[0]
+    mode = poll_mode(first, adjudications)
+    polls = poll_answers(first, adjudications)
     outcomes = []
     for it in completed_by_all(first, [a, b]):
         conditions = []
         for c in it.conditions:
             built = bool(c.construction_pages)
-            decision = first_pass_decision(policy, built, _responses(
-                [first.answers[a][it.item][c.index], first.answers[b][it.item][c.index]]))
+            responses = _responses([first.answers[a][it.item][c.index], first.answers[b][it.item][c.index]])
+            decision = first_pass_decision(policy, built, responses)
+            votes = _votes(responses)
             if decision.status == "adjudicate":
-                poll = polls.get((it.qid, it.docid, c.index))
-                decision = (adjudication_decision(policy, built, _responses(poll)) if poll
-                            else pending_decision(built))
+                decision, votes = _polled(policy, built, responses, polls.get((it.qid, it.docid, c.index)), mode)
+            if review and (it.qid, it.docid, c.index) in review:
+                decision = review[(it.qid, it.docid, c.index)]
             conditions.append(ConditionOutcome(c.index, c.condition_id, c.construction_pages, decision,
-                                               page_set(policy, c.construction_pages, decision)))
+                                               page_set(policy, c.construction_pages, decision), votes))
         after_pages = tuple(c.pages for c in conditions)
         judged = judge(after_pages, first.page_gates)
         after = None if judged is None else (judged.clues, judged.label, judged.gate)
@@ -124,6 +233,29 @@ def queued(first: Record, policy: Policy) -> Dict[Tuple[str, str], List[int]]:
         indices = [c.index for c in outcome.conditions if c.decision.status == "pending"]
         if indices:
             out[(outcome.qid, outcome.docid)] = indices
+    return out
+
+
+def tie_break_queued(first: Record, policy: Policy) -> Dict[Tuple[str, str], List[int]]:
+    """Conditions of a challenge first pass that only a tie-break can decide (supplement sec. 10.5:
+    "a 75-condition tie-break over 61 pairs"): the queued conditions on which the adjudication
+    rule over the two expanded-page responses reaches no decision, i.e. the splits."""
+    if first.design != "challenge":
+        raise NclueError(f"{first.packet_id}: a tie-break needs a first pass shown on expanded pages "
+                         "(the challenge design); a stratified first pass goes to adjudication")
+    a, b = first_pass_streams(first, policy)[0]
+    items = {(it.qid, it.docid): it for it in first.items}
+    out: Dict[Tuple[str, str], List[int]] = {}
+    for (qid, docid), indices in queued(first, policy).items():
+        it = items[(qid, docid)]
+        open_ = []
+        for index in indices:
+            condition = next(c for c in it.conditions if c.index == index)
+            responses = _responses([first.answers[a][it.item][index], first.answers[b][it.item][index]])
+            if adjudication_decision(policy, bool(condition.construction_pages), responses).status == "retained":
+                open_.append(index)
+        if open_:
+            out[(qid, docid)] = open_
     return out
 
 
@@ -339,7 +471,8 @@ def remove_queries(release: Release, qids: Sequence[str], where: PathLike) -> Re
     return replace(release, queries=queries, judgments=judgments, evidence=evidence)
 
 
-def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Mapping[str, Any]) -> Path:
+def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Mapping[str, Any],
+               inputs: Sequence[PathLike] = ()) -> Path:
     """Write the repaired label version as a release folder: queries and corpus copied byte for
     byte, the new qrels and evidence, and ``provenance.json`` (the lineage). Runs are not copied:
     score them against this folder with ``--release``."""
@@ -347,11 +480,13 @@ def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Map
     if dst.resolve() == src.folder.resolve():
         raise InputError(dst, "the repaired copy must not overwrite the released label version")
     gz = str(lineage.get("compression")) == "gzip"
+    inputs = [src.folder, *inputs]
     for stem in ("queries", "corpus"):
         path = src.existing_jsonl(stem)
-        write_bytes_atomic(dst / path.name, path.read_bytes())
+        write_bytes_atomic(dst / path.name, path.read_bytes(), inputs)
     suffix = ".jsonl.gz" if gz else ".jsonl"
-    write_bytes_atomic(dst / f"qrels{suffix}", file_bytes(qrels_rows(repaired), gz))
-    write_bytes_atomic(dst / f"evidence{suffix}", file_bytes(evidence_rows(repaired), gz))
-    write_bytes_atomic(dst / "provenance.json", (dumps_canonical(dict(lineage), indent=2) + "\n").encode("utf-8"))
+    write_bytes_atomic(dst / f"qrels{suffix}", file_bytes(qrels_rows(repaired), gz), inputs)
+    write_bytes_atomic(dst / f"evidence{suffix}", file_bytes(evidence_rows(repaired), gz), inputs)
+    write_bytes_atomic(dst / "provenance.json", (dumps_canonical(dict(lineage), indent=2) + "\n").encode("utf-8"),
+                       inputs)
     return dst

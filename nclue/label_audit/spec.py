@@ -33,11 +33,12 @@ from .rubric import RubricSet
 
 SPEC_FORMAT = "nclue-audit-spec"
 KEY_FORMAT = "nclue-audit-key"
-STAGES = ("first_pass", "adjudication")
+STAGES = ("first_pass", "adjudication", "tie_break")
 DESIGNS = ("stratified", "challenge")
 ROLES = ("sample", "target", "control")
 ITEM_PREFIX = {("first_pass", "stratified"): "A", ("adjudication", "stratified"): "J",
-               ("first_pass", "challenge"): "C", ("adjudication", "challenge"): "T"}
+               ("first_pass", "challenge"): "C", ("adjudication", "challenge"): "T",
+               ("tie_break", "challenge"): "B"}
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ def build_stage(release: Release, rubrics: RubricSet, condition_ids: Mapping[str
     (:func:`nclue.label_audit.pools.build_pool`). The key's ``spec_sha256`` is filled in by
     :func:`write_stage`.
     """
-    if stage not in STAGES or design not in DESIGNS:
+    if (stage, design) not in ITEM_PREFIX:
         raise InputError(packet_id, f"unknown stage/design {stage}/{design}")
     shuffled = list(pairs)
     random.Random(f"nclue-audit-order:{packet_id}:{seed}").shuffle(shuffled)
@@ -230,14 +231,18 @@ def key_to_json(key: Key) -> Dict[str, Any]:
                       for it in key.items]}
 
 
-def write_stage(folder: PathLike, spec: Spec, key: Key) -> Tuple[Path, Path, Key]:
-    """Write ``spec.json`` then ``key.json`` (recording the spec's sha256) into ``folder``."""
+STAGE_FILES = ("spec.json", "key.json")
+
+
+def write_stage(folder: PathLike, spec: Spec, key: Key, inputs: Sequence[PathLike] = ()) -> Tuple[Path, Path, Key]:
+    """Write ``spec.json`` then ``key.json`` (recording the spec's sha256) into ``folder``;
+    neither may be one of ``inputs`` (:mod:`nclue.outputs`)."""
     out = Path(folder)
     spec_bytes = (dumps_canonical(spec_to_json(spec), indent=1) + "\n").encode("utf-8")
-    spec_path, key_path = out / "spec.json", out / "key.json"
-    write_bytes_atomic(spec_path, spec_bytes)
+    spec_path, key_path = (out / name for name in STAGE_FILES)
+    write_bytes_atomic(spec_path, spec_bytes, inputs)
     key = replace(key, spec_sha256=sha256_bytes(spec_bytes))
-    write_bytes_atomic(key_path, (dumps_canonical(key_to_json(key), indent=1) + "\n").encode("utf-8"))
+    write_bytes_atomic(key_path, (dumps_canonical(key_to_json(key), indent=1) + "\n").encode("utf-8"), inputs)
     return spec_path, key_path, key
 
 
@@ -269,7 +274,7 @@ def read_spec(path: PathLike) -> Spec:
     if not isinstance(data, dict) or data.get("format") != SPEC_FORMAT:
         raise InputError(path, f"not an audit spec (format {SPEC_FORMAT!r} expected)")
     stage, design = data.get("stage"), data.get("design")
-    if stage not in STAGES or design not in DESIGNS:
+    if (stage, design) not in ITEM_PREFIX:
         raise InputError(path, f"unknown stage/design {stage!r}/{design!r}")
     items, seen = [], set()
     for number, obj in enumerate(_need(data, "items", list, path, "spec"), start=1):
@@ -309,7 +314,7 @@ def read_key(path: PathLike) -> Tuple[Key, str]:
     if not isinstance(data, dict) or data.get("format") != KEY_FORMAT:
         raise InputError(path, f"not an administrator key (format {KEY_FORMAT!r} expected)")
     stage, design = data.get("stage"), data.get("design")
-    if stage not in STAGES or design not in DESIGNS:
+    if (stage, design) not in ITEM_PREFIX:
         raise InputError(path, f"unknown stage/design {stage!r}/{design!r}")
     items = []
     for number, obj in enumerate(_need(data, "items", list, path, "key"), start=1):

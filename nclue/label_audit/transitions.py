@@ -8,14 +8,15 @@ Over the audited pairs (every pair both first-pass evaluators completed):
   subset (same grade) / grade 0; a promotion that failed a page gate is counted as subset ->
   subset with its gate named in the repair file;
 - corrections by stratum (source), "not to be reweighted into a population error estimate";
-- for a challenge, label changes of targets and of controls.
+- for a challenge, label changes of targets and of controls;
+- the conditions the policy left undecided (retained after a tied poll, or pending), listed.
 """
 
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 from ..agreement import transition_matrix
 from ..table import Column, Table
-from .repair import PairOutcome
+from .repair import ConditionOutcome, PairOutcome
 
 GRADES = (0, 1, 2, 3)
 
@@ -112,3 +113,30 @@ def role_table(outcomes: Sequence[PairOutcome], table_id: str = "audit_roles") -
                  (Column("audited", "audited", 0), Column("changed", "label changed", 0),
                   Column("to_gold", "became gold", 0)), tuple(rows),
                  note="A contrast-conditioned challenge tests robustness; it does not estimate a population rate.")
+
+
+#: decision statuses that keep the construction decision without the policy deciding
+FLAGGED_STATUSES = ("retained", "pending")
+
+
+def flagged_conditions(outcomes: Sequence[PairOutcome]) -> List[Tuple[PairOutcome, ConditionOutcome]]:
+    """Conditions the policy left undecided (sorted by pair, then condition): ``retained`` (the
+    poll tied or had too few agreeing responses) and ``pending`` (queued, no poll response)."""
+    return [(o, c) for o in outcomes for c in o.conditions if c.decision.status in FLAGGED_STATUSES]
+
+
+def flagged_table(outcomes: Sequence[PairOutcome], table_id: str = "audit_flagged") -> Table:
+    """One row per flagged condition: its positive / negative responses and the construction
+    decision kept (1: positive). The policy's "otherwise the construction decision is retained
+    and flagged" (audit/label_audit/repair_policy_v1.json)."""
+    rows = []
+    for o, c in flagged_conditions(outcomes):
+        rows.append((f"{o.qid}|{o.docid}|{c.index}",
+                     f"{o.qid} / {o.docid} condition {c.index + 1} ({c.condition_id}): {c.decision.status}",
+                     {"yes": c.votes[0], "no": c.votes[1], "kept": int(c.decision.positive)}))
+    return Table(table_id, "Conditions the policy left undecided (construction decision kept)",
+                 (Column("yes", "yes responses", 0), Column("no", "no responses", 0),
+                  Column("kept", "construction decision kept (1 = positive)", 0)), tuple(rows),
+                 note=("retained: the poll did not reach the agreeing responses the policy needs; pending: "
+                       "queued for the poll, no response yet." if rows else "None: the policy decided every "
+                       "queued condition."))

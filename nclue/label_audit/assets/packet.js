@@ -141,23 +141,41 @@
       c.pages.forEach(function (n) { pages[n] = { checked: false, quote: "" }; });
       conditions[c.index] = { answer: null, pages: pages };
     });
-    return { accepted: false, accepted_at: null, updated_at: null, conditions: conditions };
+    return { accepted: false, accepted_at: null, updated_at: null, clear: null, conditions: conditions };
   }
 
   function freshState() {
     var items = {};
     ITEMS.forEach(function (it) { items[it.item] = emptyItemState(it); });
     return { format: "nclue-audit-state", packet_sha256: SHA, evaluator_id: "", started_at: now(),
-             current: 0, items: items };
+             current: 0, rev: 0, items: items };
   }
+
+  /* Saved work is keyed by packet AND evaluator: PREFIX:evaluator:<id>; work begun before an id
+   * is entered is a draft (PREFIX:draft); PREFIX:current names the evaluator last working here.
+   * Every saved state carries a revision number: a tab writes only over the revision it last
+   * read, and adopts a newer one written by another tab of this packet (storage event). */
+  var PREFIX = "nclue-audit:" + SHA;
+  var CURRENT_KEY = PREFIX + ":current";
+  function storeKey(id) { return id ? PREFIX + ":evaluator:" + id : PREFIX + ":draft"; }
 
   var state = freshState();
   var storageOk = true;
   var lastSaved = null;
 
-  function save() {
+  function readStored(key) {
+    var text = null;
+    try { text = localStorage.getItem(key); } catch (err) { storageOk = false; return null; }
+    if (!text) { return null; }
+    var saved;
+    try { saved = JSON.parse(text); } catch (err) { return null; }
+    if (!saved || saved.format !== "nclue-audit-state" || saved.packet_sha256 !== SHA) { return null; }
+    return saved;
+  }
+
+  function writeStored(key, value) {
     try {
-      localStorage.setItem(STORE_KEY, JSON.stringify(state));
+      localStorage.setItem(key, JSON.stringify(value));
       lastSaved = now();
       storageOk = true;
     } catch (err) {
@@ -166,13 +184,8 @@
     renderSaveStatus();
   }
 
-  function restore() {
-    var text = null;
-    try { text = localStorage.getItem(STORE_KEY); } catch (err) { storageOk = false; return false; }
-    if (!text) { return false; }
-    var saved;
-    try { saved = JSON.parse(text); } catch (err) { return false; }
-    if (!saved || saved.format !== "nclue-audit-state" || saved.packet_sha256 !== SHA) { return false; }
+  /* a saved state re-validated against the packet (unknown items, pages or answers dropped) */
+  function stateFrom(saved) {
     var fresh = freshState();
     ITEMS.forEach(function (it) {
       var got = saved.items && saved.items[it.item];
@@ -188,15 +201,114 @@
           if (gp) { tc.pages[n] = { checked: !!gp.checked, quote: String(gp.quote || "") }; }
         });
       });
+      target.clear = got.clear === true || got.clear === false ? got.clear : null;
       target.updated_at = got.updated_at || null;
       target.accepted_at = got.accepted_at || null;
       target.accepted = !!got.accepted && validateItem(it, target).length === 0;
     });
-    fresh.evaluator_id = String(saved.evaluator_id || "");
+    fresh.evaluator_id = ID_RE.test(String(saved.evaluator_id || "")) ? String(saved.evaluator_id) : "";
     fresh.started_at = saved.started_at || fresh.started_at;
     fresh.current = Math.min(Math.max(0, saved.current | 0), ITEMS.length - 1);
-    state = fresh;
+    fresh.rev = saved.rev | 0;
+    return fresh;
+  }
+
+  /* Save this tab's state unless another tab saved a newer revision since we read ours: then
+   * that one is adopted and this tab's last change is reported as not saved. */
+  function save() {
+    var key = storeKey(state.evaluator_id);
+    var stored = readStored(key);
+    if (stored && (stored.rev | 0) !== state.rev) {
+      adopt(stored, "Another tab of this packet saved newer work; it is shown here. Your last change " +
+                    "in this tab was not saved: make it again.");
+      return false;
+    }
+    state.rev += 1;
+    writeStored(key, state);
     return true;
+  }
+
+  function adopt(saved, text) {
+    var current = state.current;
+    state = stateFrom(saved);
+    state.current = current;
+    render();
+    message(text, true);
+  }
+
+  function onStorage(ev) {
+    if (!ev.key || ev.key !== storeKey(state.evaluator_id) || !ev.newValue) { return; }
+    var saved;
+    try { saved = JSON.parse(ev.newValue); } catch (err) { return; }
+    if (!saved || saved.packet_sha256 !== SHA || (saved.rev | 0) <= state.rev) { return; }
+    adopt(saved, "Updated from another tab of this packet (work in one tab at a time).");
+  }
+
+  function accepted_count(st) {
+    return ITEMS.filter(function (it) { return st.items[it.item].accepted; }).length;
+  }
+
+  /* the session to open with: the evaluator last working in this browser, else a draft */
+  function restore() {
+    var current = null;
+    try { current = localStorage.getItem(CURRENT_KEY); } catch (err) { storageOk = false; }
+    var saved = current && ID_RE.test(current) ? readStored(storeKey(current)) : null;
+    if (saved) { state = stateFrom(saved); state.evaluator_id = current; return "evaluator"; }
+    saved = readStored(storeKey(""));
+    if (saved) { state = stateFrom(saved); state.evaluator_id = ""; return "draft"; }
+    return null;
+  }
+
+  /* Enter an evaluator id: restores that evaluator's saved work (with a warning), or makes the
+   * current draft theirs. */
+  function commitEvaluator(id) {
+    if (state.evaluator_id) { return true; }
+    if (!ID_RE.test(id)) {
+      message("Evaluator id: 1-40 letters, digits, . _ - (starting with a letter or digit).", true);
+      return false;
+    }
+    var saved = readStored(storeKey(id));
+    if (saved) {
+      state = stateFrom(saved);
+      state.evaluator_id = id;
+      try { localStorage.setItem(CURRENT_KEY, id); } catch (err) { storageOk = false; }
+      render();
+      warnRestored();
+      return true;
+    }
+    state.evaluator_id = id;
+    state.rev = 0;
+    try {
+      localStorage.removeItem(storeKey(""));
+      localStorage.setItem(CURRENT_KEY, id);
+    } catch (err) { storageOk = false; }
+    save();
+    renderEvaluator();
+    message("Evaluator " + id + ": your work is saved in this browser under this id.", false);
+    return true;
+  }
+
+  function warnRestored() {
+    var n = accepted_count(state);
+    message("Restored the work of evaluator \u201c" + state.evaluator_id + "\u201d saved in this browser (" + n +
+            " of " + ITEMS.length + " items accepted). If you are not " + state.evaluator_id +
+            ", press \u201cNew evaluator\u201d: never continue another evaluator\u2019s work.", true);
+    var who = document.getElementById("who");
+    who.textContent = "You are working as evaluator \u201c" + state.evaluator_id + "\u201d (restored from this browser).";
+    who.hidden = false;
+  }
+
+  function newEvaluator() {
+    var previous = state.evaluator_id;
+    state = freshState();
+    try { localStorage.setItem(CURRENT_KEY, ""); } catch (err) { storageOk = false; }
+    try { localStorage.removeItem(storeKey("")); } catch (err) { storageOk = false; }
+    render();
+    document.getElementById("who").hidden = true;
+    var input = document.getElementById("evaluator");
+    input.focus();
+    message("New evaluator session." + (previous ? " The work of " + previous + " stays saved in this browser " +
+            "(entering " + previous + " again restores it)." : "") + " Enter your evaluator id.", false);
   }
 
   /* ------------------------------------------------------------------ gates */
@@ -213,6 +325,9 @@
 
   function validateItem(item, st) {
     var errors = [];
+    if (st.clear !== true && st.clear !== false) {
+      errors.push("The request: say whether it is clear enough to judge (Yes or No above the conditions).");
+    }
     item.conditions.forEach(function (c, k) {
       var cs = st.conditions[c.index];
       var label = "Condition " + (k + 1) + " (\u201c" + c.name + "\u201d)";
@@ -249,6 +364,7 @@
       var st = state.items[it.item];
       return {
         item: it.item, accepted: st.accepted, accepted_at: st.accepted_at, updated_at: st.updated_at,
+        request_clear: st.clear,
         conditions: it.conditions.map(function (c) {
           var cs = st.conditions[c.index];
           var evidence = [];
@@ -281,6 +397,7 @@
   var ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/;
 
   function doExport() {
+    pendingEvaluator();
     if (!ID_RE.test(state.evaluator_id)) {
       message("Enter your evaluator id (letters, digits, . _ -) before exporting.", true);
       document.getElementById("evaluator").focus();
@@ -311,10 +428,17 @@
               String(data.packet_sha256).slice(0, 12) + "\u2026, this packet " + SHA.slice(0, 12) + "\u2026).", true);
       return false;
     }
-    try { localStorage.setItem(STORE_KEY + ":before-resume", JSON.stringify(state)); } catch (err) { /* ignore */ }
+    var id = String(data.evaluator_id || "");
+    if (!ID_RE.test(id)) { message(name + ": the export has no valid evaluator id.", true); return false; }
+    var key = storeKey(id);
+    var before = readStored(key);
+    if (before) {
+      try { localStorage.setItem(key + ":before-resume", JSON.stringify(before)); } catch (err) { /* ignore */ }
+    }
     var fresh = freshState();
-    fresh.evaluator_id = String(data.evaluator_id || "");
+    fresh.evaluator_id = id;
     fresh.started_at = data.started_at || fresh.started_at;
+    fresh.rev = before ? before.rev | 0 : 0;
     var byId = {};
     (data.items || []).forEach(function (it) { if (it && typeof it.item === "string") { byId[it.item] = it; } });
     var accepted = 0;
@@ -332,15 +456,20 @@
           }
         });
       });
+      target.clear = got.request_clear === true || got.request_clear === false ? got.request_clear : null;
       target.updated_at = got.updated_at || null;
       target.accepted_at = got.accepted_at || null;
       target.accepted = !!got.accepted && validateItem(it, target).length === 0;
       if (target.accepted) { accepted++; }
     });
+    var previous = state.evaluator_id;
     state = fresh;
-    save();
+    try { localStorage.setItem(CURRENT_KEY, id); } catch (err) { storageOk = false; }
+    state.rev += 1;
+    writeStored(key, state);
     render();
-    message("Resumed from " + name + ": " + accepted + " of " + ITEMS.length + " items accepted.", false);
+    message("Resumed evaluator " + id + " from " + name + ": " + accepted + " of " + ITEMS.length + " items accepted." +
+            (previous && previous !== id ? " (The work of " + previous + " stays saved in this browser.)" : ""), false);
     return true;
   }
 
@@ -387,15 +516,19 @@
     document.getElementById("progress").textContent = done + " / " + ITEMS.length + " accepted";
   }
 
+  /* Every edit of an item withdraws its acceptance: "accepted" always means the evaluator
+   * accepted exactly the answers, pages and quotes shown. */
   function touched(item, st) {
     st.updated_at = now();
-    var errors = validateItem(item, st);
-    if (st.accepted && errors.length) { st.accepted = false; st.accepted_at = null; }
+    var wasAccepted = st.accepted;
+    st.accepted = false;
+    st.accepted_at = null;
+    if (!save()) { return; }
     var box = document.getElementById("errors");
-    if (box.childNodes.length) { showErrors(errors); }  /* keep a shown list current */
-    save();
+    if (box.childNodes.length) { showErrors(validateItem(item, st)); }  /* keep a shown list current */
     renderStrip();
     renderStatus(item, st);
+    if (wasAccepted) { message("Item " + item.item + " changed after it was accepted: accept it again.", true); }
   }
 
   function showErrors(errors) {
@@ -418,17 +551,47 @@
     }
   }
 
-  function renderQuoteState(item, c, n, ps, node) {
+  /* the page text, with the located quote (code points start..end) marked where it occurs */
+  function renderPageText(pre, item, n, where) {
+    pre.textContent = "";
+    var text = pageText(item.document, n);
+    if (!where) { pre.appendChild(document.createTextNode(text)); return; }
+    var cps = codePoints(item.document, n);
+    var before = cps.slice(0, where.start).join("");
+    var quoted = cps.slice(where.start, where.end).join("");
+    pre.appendChild(document.createTextNode(before));
+    pre.appendChild(el("mark", { cls: "found", text: quoted }));
+    pre.appendChild(document.createTextNode(text.slice(before.length + quoted.length)));
+  }
+
+  function renderQuoteState(item, c, n, ps, node, pre) {
     node.textContent = "";
-    if (!ps.quote.trim()) { node.className = "qstate"; return; }
-    var q = quoteCheck(item, n, ps.quote);
+    var q = ps.quote.trim() ? quoteCheck(item, n, ps.quote) : null;
+    renderPageText(pre, item, n, q && q.ok ? q : null);
+    if (!q) { node.className = "qstate"; return; }
     if (q.ok) {
       node.className = "qstate ok";
-      node.textContent = "\u2713 found on page " + n + " (characters " + q.start + "\u2013" + q.end + ")";
+      node.textContent = "\u2713 found on page " + n + " (characters " + q.start + "\u2013" + q.end + "), marked in the page";
     } else {
       node.className = "qstate bad";
       node.textContent = "\u2717 " + q.why;
     }
+  }
+
+  function renderClarity(item, st) {
+    var box = document.getElementById("clarity");
+    box.textContent = "";
+    var set = el("fieldset", { cls: "answer clarity" });
+    set.appendChild(el("legend", { text: "Is the request clear enough to judge?" }));
+    [[true, "yes", "Yes \u2014 I understand what it asks"], [false, "no", "No \u2014 it is ambiguous or unclear"]]
+      .forEach(function (opt) {
+        var id = "clear-" + opt[1];
+        var input = el("input", { type: "radio", name: "clear", id: id, value: opt[1] });
+        input.checked = st.clear === opt[0];
+        input.addEventListener("change", function () { st.clear = opt[0]; touched(item, st); });
+        set.appendChild(el("label", { "for": id, cls: "opt" }, [input, el("span", { text: " " + opt[2] })]));
+      });
+    box.appendChild(set);
   }
 
   function renderCondition(item, c, k, st) {
@@ -466,13 +629,12 @@
         el("span", { text: " Page " + n + " \u2014 evidence on this page" })])]);
       box.appendChild(head);
       var pre = el("pre", { cls: "text", tabindex: "0", id: "text-" + k + "-" + n });
-      pre.textContent = pageText(item.document, n);
       box.appendChild(pre);
       var quote = el("textarea", { rows: "2", cls: "quote", id: "quote-" + k + "-" + n,
                                    placeholder: "Quote from page " + n + " (exact text)" });
       quote.value = ps.quote;
       var qstate = el("div", { cls: "qstate" });
-      var use = el("button", { type: "button", cls: "use", text: "Use selection" });
+      var use = el("button", { type: "button", cls: "use", text: "Use selection", id: "use-" + k + "-" + n });
       use.addEventListener("click", function () {
         var sel = window.getSelection();
         if (!sel || sel.isCollapsed || !pre.contains(sel.anchorNode)) {
@@ -481,7 +643,7 @@
         quote.value = sel.toString();
         ps.quote = quote.value;
         if (!ps.checked) { ps.checked = true; tick.checked = true; box.classList.add("ticked"); }
-        renderQuoteState(item, c, n, ps, qstate);
+        renderQuoteState(item, c, n, ps, qstate, pre);
         touched(item, st);
       });
       tick.addEventListener("change", function () {
@@ -491,25 +653,33 @@
       });
       quote.addEventListener("input", function () {
         ps.quote = quote.value;
-        renderQuoteState(item, c, n, ps, qstate);
+        renderQuoteState(item, c, n, ps, qstate, pre);
         touched(item, st);
       });
       box.appendChild(el("div", { cls: "quote-row" }, [quote, use]));
       box.appendChild(qstate);
-      renderQuoteState(item, c, n, ps, qstate);
+      renderQuoteState(item, c, n, ps, qstate, pre);
       grid.appendChild(box);
     });
     card.appendChild(grid);
     return card;
   }
 
+  function renderEvaluator() {
+    var input = document.getElementById("evaluator");
+    input.value = state.evaluator_id;
+    input.readOnly = !!state.evaluator_id;
+    document.getElementById("new-evaluator").hidden = !state.evaluator_id;
+  }
+
   function render() {
     var i = state.current;
     var item = ITEMS[i];
     var st = state.items[item.item];
-    document.getElementById("evaluator").value = state.evaluator_id;
+    renderEvaluator();
     document.getElementById("position").textContent = "Item " + (i + 1) + " of " + ITEMS.length + " (" + item.item + ")";
     document.getElementById("request").textContent = item.request;
+    renderClarity(item, st);
     var asked = item.conditions.map(function (c) { return c.name; });
     var others = item.all_conditions.filter(function (n) { return asked.indexOf(n) < 0; });
     document.getElementById("asked").textContent = others.length
@@ -525,23 +695,37 @@
     renderSaveStatus();
   }
 
+  /* the instructions are open on the first item until an item is accepted, then collapsed */
+  function placeInstructions() {
+    document.getElementById("instructions-box").open = state.current === 0 && accepted_count(state) === 0;
+  }
+
   /* ------------------------------------------------------------------ actions */
 
   function go(i) {
     state.current = Math.min(Math.max(0, i), ITEMS.length - 1);
-    save();
+    save();  /* on a conflict the other tab's work is adopted, at this position */
     render();
+    placeInstructions();
     window.scrollTo(0, 0);
   }
 
   function next() { go(state.current + 1); }
   function previous() { go(state.current - 1); }
 
+  /* an id typed but not yet entered (Enter or leaving the field) is entered first */
+  function pendingEvaluator() {
+    if (state.evaluator_id) { return true; }
+    var typed = document.getElementById("evaluator").value.trim();
+    return typed ? commitEvaluator(typed) : false;
+  }
+
   function accept() {
+    var idOk = pendingEvaluator();
     var item = ITEMS[state.current];
     var st = state.items[item.item];
     var errors = validateItem(item, st);
-    if (!ID_RE.test(state.evaluator_id)) {
+    if (!idOk || !ID_RE.test(state.evaluator_id)) {
       errors.unshift("Enter your evaluator id (letters, digits, . _ -) at the top of the page.");
     }
     var box = document.getElementById("errors");
@@ -558,9 +742,9 @@
     }
     st.accepted = true;
     st.accepted_at = now();
-    save();
+    if (!save()) { return false; }
     message("Item " + item.item + " accepted.", false);
-    if (state.current < ITEMS.length - 1) { next(); } else { render(); }
+    if (state.current < ITEMS.length - 1) { next(); } else { render(); placeInstructions(); }
     return true;
   }
 
@@ -581,10 +765,12 @@
     var instr = document.getElementById("instructions");
     P.instructions.forEach(function (t) { instr.appendChild(el("p", { text: t })); });
     var restored = restore();
-    document.getElementById("evaluator").addEventListener("input", function (ev) {
-      state.evaluator_id = ev.target.value.trim();
-      save();
+    var input = document.getElementById("evaluator");
+    input.addEventListener("change", function () { commitEvaluator(input.value.trim()); });
+    input.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter" && !ev.ctrlKey && !ev.metaKey) { ev.preventDefault(); commitEvaluator(input.value.trim()); }
     });
+    document.getElementById("new-evaluator").addEventListener("click", newEvaluator);
     document.getElementById("prev").addEventListener("click", previous);
     document.getElementById("next").addEventListener("click", next);
     document.getElementById("accept").addEventListener("click", accept);
@@ -597,6 +783,7 @@
       reader.readAsText(file);
     });
     document.addEventListener("keydown", onKey);
+    window.addEventListener("storage", onStorage);
     var bad = [];
     Object.keys(P.pages).forEach(function (doc) {
       Object.keys(P.pages[doc]).forEach(function (n) {
@@ -604,16 +791,19 @@
       });
     });
     render();
+    placeInstructions();
     if (bad.length) { message("Packet damaged: " + bad.length + " page text(s) do not match their sha256.", true); }
-    else if (restored) { message("Restored your work saved in this browser.", false); }
-    else { message("New session: enter your evaluator id, then judge the first item.", false); }
+    else if (restored === "evaluator") { warnRestored(); }
+    else if (restored === "draft") { message("Restored an unnamed draft saved in this browser: enter your evaluator id.", false); }
+    else { message("New session: enter your evaluator id (then Enter), then judge the first item.", false); }
     document.body.setAttribute("data-ready", "1");
   }
 
   window.nclueAudit = {
     packetSha256: SHA, normalize: normalize, locate: locate, sha256hex: sha256hex,
     exportText: exportText, validate: function (i) { var it = ITEMS[i]; return validateItem(it, state.items[it.item]); },
-    state: function () { return JSON.parse(JSON.stringify(state)); }, go: go, accept: accept
+    state: function () { return JSON.parse(JSON.stringify(state)); }, go: go, accept: accept,
+    storeKey: storeKey
   };
 
   init();
