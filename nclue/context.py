@@ -170,6 +170,26 @@ class ReleaseContext:
         return self.derived(("resampler", seed, qids),
                             lambda: Resampler(qids, self.families, seed=seed))
 
+    def view(self, release: Release, tag: Tuple) -> "ReleaseContext":
+        """A context over another label version or query subset of this release (the same run
+        index and parsed runs; every per-query cache is its own). ``release`` must hold a
+        subset of this release's queries; ``tag`` names the view, and each tag is built once."""
+        if not set(release.queries) <= set(self.release.queries):
+            raise InputError(self.layout.report_spec, f"view {tag!r}: queries outside the release")
+
+        def make() -> "ReleaseContext":
+            other = object.__new__(ReleaseContext)
+            other.__dict__.update(self.__dict__)
+            other.release = release
+            other._facts = query_facts(release)
+            other._families = None
+            other._vectors, other._outcomes, other._coverage = {}, {}, {}
+            other._perspectives = None
+            other._derived = {}
+            other.run = self.run  # runs are parsed and checked against the whole release, once
+            return other
+        return self.derived(("view",) + tuple(tag), make)  # type: ignore[return-value]
+
     def label(self, run_id: str) -> str:
         entry = self.index.get(run_id)
         return entry.label if entry is not None else run_id
@@ -177,4 +197,8 @@ class ReleaseContext:
     def fair_runs(self) -> List[str]:
         """Runs that are neither controls nor privileged (n-Clue paper, Figure 2(a): "fair
         method rows")."""
-        return [r for r in self.index if not self.index[r].is_control]
+        return [r for r in self.index if not self.index[r].is_control and self.index[r].query_scope == "all"]
+
+    def complete_runs(self) -> List[str]:
+        """Runs that rank every test query (``query_scope`` all): what ``"all"`` selects."""
+        return [r for r in self.index if self.index[r].query_scope == "all"]

@@ -40,6 +40,13 @@ class RunEntry:
         return bool(self.info.get("privileged"))
 
     @property
+    def query_scope(self) -> str:
+        """``all`` (the run ranks every test query) or the scope of the queries it was made for
+        (``heldout``: the held-out-perspective test queries); a partial run is read only by
+        tables of its scope, never by ``"all"`` or ``"fair"`` selections."""
+        return str(self.info.get("query_scope", "all"))
+
+    @property
     def is_control(self) -> bool:
         """A control or privileged run (n-Clue paper, Figure 2(a) shows only fair methods)."""
         return self.family == "control" or bool(self.info.get("control")) or self.privileged

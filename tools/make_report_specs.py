@@ -550,7 +550,7 @@ def v1_spec(ctx):
          "seed": SEED, "replicates": REPLICATES,
          "effects": [{"label": effect_label(e["base"], e["variant"]), "block": b["label"], "base": e["base"], "variant": e["variant"]} for b, (_, e) in zip(blocks, shown)]},
     ]
-    tables += multi3ir_tables_v1(ctx)
+    tables += multi3ir_tables_v1(ctx) + heldout_tables_v1(ctx) + label_version_tables(ctx, "v1", FINDINGS, UNTESTABLE_V1)
     if all(r in ctx.index for r in multi3ir_runs()):
         figures.append({"id": "figure4", "kind": "perspective_hits", "rows": M3_FIGURE4_ROWS, "k": M3_HIT.k,
                         "caption": f"Multi3IR Figure 4 analogue: {REGISTRY.header(M3_HIT)} by perspective rank within "
@@ -697,6 +697,194 @@ def multi3ir_tables_v1(ctx):
     return tables
 
 
+
+# --- issue 25: Multi3IR on held-out perspectives (v1) and its transfer to v2 ------------------
+
+HELDOUT_SEED = 20261203   # provenance/spin/heldout_rule.md
+HELDOUT_DIR = ROOT / "provenance" / "spin" / "heldout"
+HO_DRAWS = 10
+
+
+def heldout_selected():
+    """The held-out SPIN cell with the highest validation HC@10 (ties: fewer vectors, lower layer):
+    the rule of nclue/tables/validation_selection.py, which re-checks the choice."""
+    from nclue.coverage import hard_coverage
+    path = HELDOUT_DIR / "validation_top10.json"
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    k, qs, sup = data["k"], data["queries"], data["supports"]
+    scored = [(name, c["m"], c["layer"], sum(hard_coverage(sup[q], c["top10"][q], k) for q in qs) / len(qs))
+              for name, c in data["cells"].items()]
+    return sorted(scored, key=lambda s: (-s[3], s[1], s[2]))[0][0]
+
+
+def ho_random(m, layer):
+    return [f"ho_spin_random_m{m}_l{layer}_r{r}.natural" for r in range(HO_DRAWS)]
+
+
+def scoped(table, queries="heldout", label_version=None):
+    out = {"id": table["id"], "kind": "scoped", "queries": queries, "table": table}
+    if label_version:
+        out["label_version"] = label_version
+    return out
+
+
+def heldout_tables_v1(ctx):
+    """The held-out-perspective Multi3IR section (issue 25): the split, the validation choice, and
+    Tables 2, 2's contrasts, 4, 5, the random-control distributions and the findings, each over
+    the held-out test queries, with the seen-perspective runs beside them on the same queries."""
+    sel = heldout_selected()
+    if sel is None or f"ho_{sel}.natural" not in ctx.index:
+        return []
+    spin = f"ho_{sel}.natural"
+    ftdoc = "ho_minilm_ftdoc_joint_best.natural"
+    sm, sl = sel.split("_")[1][1:], sel.split("_")[2][1:]
+    rows = [
+        {"key": "naive", "label": "Naive (zero-shot)", "m": 1, "run": M3_NAIVE},
+        {"key": "naive_ft_seen", "label": "Naive, fine-tuned (FT-Doc), seen perspectives", "m": 1, "run": M3_FTDOC},
+        {"key": "naive_ft", "label": "Naive, fine-tuned (FT-Doc), held-out perspectives", "m": 1, "run": ftdoc},
+        {"key": "spin_seen", "label": "SPIN (m=5, l=3), seen perspectives", "m": 5, "run": M3_SPIN},
+        {"key": "spin", "label": f"SPIN (m={sm}, l={sl}, chosen on validation), held-out perspectives",
+         "m": int(sm), "run": spin},
+        {"key": "oracle", "label": "Oracle (conditions as queries)", "m": "perspectives", "run": M3_ORACLE},
+    ]
+    contrasts = [
+        ("spin_vs_naive", "SPIN (held-out) - Naive", M3_NAIVE, spin),
+        ("spin_vs_naive_ft", "SPIN (held-out) - FT-Doc (held-out)", ftdoc, spin),
+        ("naive_ft_vs_naive", "FT-Doc (held-out) - Naive", M3_NAIVE, ftdoc),
+        ("seen_vs_heldout_spin", "SPIN seen - SPIN held-out (m=5, l=3): what seeing the test perspectives adds",
+         "ho_spin_m5_l3.natural", M3_SPIN),
+        ("seen_vs_heldout_ft", "FT-Doc seen - FT-Doc held-out", ftdoc, M3_FTDOC),
+        ("mid_vs_l0", "SPIN held-out m=5: mid (l=3) - layer 0", "ho_spin_m5_l0.natural", "ho_spin_m5_l3.natural"),
+        ("mid_vs_late", "SPIN held-out m=5: mid (l=3) - late (l=5)", "ho_spin_m5_l5.natural", "ho_spin_m5_l3.natural"),
+        ("oracle_vs_naive", "Oracle - Naive", M3_NAIVE, M3_ORACLE),
+    ]
+    layers = [("l0", "Layer 0", 0)] + M3_GRID_LAYERS
+    cells = []
+    for key, _, layer in layers:
+        for m in M3_GRID_MS:
+            run = f"ho_spin_m{m}_l{layer}.natural"
+            if run not in ctx.index:
+                continue
+            cell = {"layer": key, "m": m, "learned": run}
+            if all(r in ctx.index for r in ho_random(m, layer)):
+                cell["random"] = ho_random(m, layer)
+            cells.append(cell)
+    grid = {"layers": [{"key": key, "label": label} for key, label, _ in layers], "ms": M3_GRID_MS, "cells": cells}
+    control_cells = [{"key": f"m{c['m']}_{c['layer']}", "label": f"m={c['m']}, {c['layer']}",
+                      "learned": c["learned"], "random": c["random"]} for c in cells if c.get("random")]
+    adapt = [m3_adaptation_row("spin", "SPIN (m=5)", "L0", "spin_m5", 0, "provenance/spin/heldout"),
+             m3_adaptation_row("spin", "SPIN (m=5)", "L3", "spin_m5", 3, "provenance/spin/heldout")]
+    for kind, label, size in (("prefix", "Prefix-tuning (k=10)", "k10"), ("lora", "LoRA (r=16)", "r16"),
+                              ("adapter", "Adapter (r=64)", "r64")):
+        for layer, point in ((0, "L0" if kind == "prefix" else "L0-6"), (3, "L3" if kind == "prefix" else "L3-6")):
+            adapt.append(m3_adaptation_row(kind, label, point, f"{kind}_m5_{size}", layer, "provenance/spin/heldout/adapt"))
+    for row in adapt:
+        row["run"] = "ho_" + row["run"]
+    adapt = [r for r in adapt if r["run"] in ctx.index]
+    mapping = {M3_FTDOC: ftdoc, M3_SPIN: spin, "spin_m5_l0.natural": "ho_spin_m5_l0.natural",
+               "spin_m5_l5.natural": "ho_spin_m5_l5.natural"}
+    ho_findings, ho_untestable = [], []
+    for fid, statement, base, variant, measure, direction in MULTI3IR_FINDINGS:
+        if fid == "m3_mid_vs_l0" or fid == "m3_mid_vs_late":
+            b, v = mapping[base], "ho_spin_m5_l3.natural"
+        elif fid in ("m3_spin_vs_lora", "m3_spin_vs_adapter", "m3_spin_vs_prefix"):
+            b, v = "ho_" + base, "ho_spin_m5_l3.natural"
+        elif fid == "m3_random_vs_naive":
+            ho_untestable.append((fid.replace("m3_", "m3h_"), statement, "tested as a distribution of "
+                                  f"{HO_DRAWS} random draws per cell in table m3h_random_controls, not as one run", "-"))
+            continue
+        elif fid in DISPERSION_FINDINGS:
+            ho_untestable.append((fid.replace("m3_", "m3h_"), statement, "the dispersion quartiles are "
+                                  "defined over every test query, not over the held-out ones", "-"))
+            continue
+        else:
+            b, v = mapping.get(base, base), mapping.get(variant, variant)
+        ho_findings.append((fid.replace("m3_", "m3h_"), statement + " [held-out perspectives]", b, v, measure, direction))
+    ho_findings.append(("m3h_seen_vs_heldout", "Training on the test perspectives inflates SPIN's coverage "
+                        "(seen minus held-out SPIN, m=5, l=3)", "ho_spin_m5_l3.natural", M3_SPIN, HC.name, "+"))
+    tables = [
+        {"id": "m3h_split", "kind": "heldout_split", "seed": HELDOUT_SEED},
+        {"id": "m3h_selection", "kind": "validation_selection", "reported": sel,
+         "rankings": "provenance/spin/heldout/validation_top10.json", "vectors": "provenance/spin/heldout"},
+        scoped({"id": "m3h_table2", "kind": "perspective_coverage", "rows": rows, "seed": SEED, "replicates": REPLICATES,
+                "title": "Multi3IR Table 2 analogue on held-out perspectives: seen- and held-out-trained methods on the held-out test queries"}),
+        scoped({"id": "m3h_contrasts", "kind": "perspective_contrasts", "seed": SEED, "replicates": REPLICATES, "draws": DRAWS,
+                "title": "Multi3IR Table 2 contrasts on held-out perspectives",
+                "contrasts": [{"key": k, "label": l, "base": b, "variant": v} for k, l, b, v in contrasts
+                              if b in ctx.index and v in ctx.index]}),
+        scoped({"id": "m3h_table4_hc10", "kind": "layer_grid", "k": 10, **grid,
+                "title": "Multi3IR Table 4 analogue on held-out perspectives: HC@10 across m and the layer (random row: mean of the draws)"}),
+        scoped({"id": "m3h_random_controls", "kind": "random_controls", "k": 10, "cells": control_cells,
+                "seed": SEED, "replicates": REPLICATES}),
+    ]
+    if adapt:
+        tables.append(scoped({"id": "m3h_table5", "kind": "adaptation", "rows": adapt,
+                              "title": "Multi3IR Table 5 analogue on held-out perspectives"}))
+    tables.append(scoped({"id": "m3h_findings", "kind": "findings",
+                          "title": "Do the Multi3IR observations replicate on held-out perspectives (HC@10)?",
+                          "seed": SEED, "replicates": REPLICATES,
+                          "findings": findings(ctx, ho_findings, ho_untestable)}))
+    return tables
+
+
+def transfer_tables_v2(ctx):
+    """Multi3IR Table 3 analogue on v2: v1-trained held-out models applied without retraining."""
+    sel = heldout_selected()
+    spin = f"v1ho_{sel}.natural" if sel else None
+    if spin is None or spin not in ctx.index:
+        return []
+    m, layer = sel.split("_")[1][1:], sel.split("_")[2][1:]
+    ftdoc = "v1ho_minilm_ftdoc_joint_best.natural"
+    rows = [{"key": "naive", "label": "Naive (zero-shot, v2)", "m": 1, "run": "minilm_joint_best.natural"},
+            {"key": "naive_ft", "label": "Naive, fine-tuned on v1 (FT-Doc)", "m": 1, "run": ftdoc},
+            {"key": "spin", "label": f"SPIN trained on v1 (m={m}, l={layer})", "m": int(m), "run": spin}]
+    for kind, label, size in (("prefix", "Prefix-tuning (k=10), v1", "k10"), ("lora", "LoRA (r=16), v1", "r16"),
+                              ("adapter", "Adapter (r=64), v1", "r64")):
+        run = f"v1ho_{kind}_m5_{size}_l3.natural"
+        if run in ctx.index:
+            rows.append({"key": kind, "label": label, "m": 5, "run": run})
+    rows.append({"key": "oracle", "label": "Oracle (conditions as queries)", "m": "perspectives", "run": "minilm_cond_rr.clean"})
+    randoms = [f"v1ho_spin_random_m{m}_l{layer}_r{r}.natural" for r in range(HO_DRAWS)]
+    contrasts = [("spin_vs_naive", "SPIN (v1) - Naive", "minilm_joint_best.natural", spin),
+                 ("naive_ft_vs_naive", "FT-Doc (v1) - Naive", "minilm_joint_best.natural", ftdoc),
+                 ("spin_vs_naive_ft", "SPIN (v1) - FT-Doc (v1)", ftdoc, spin),
+                 ("oracle_vs_naive", "Oracle - Naive", "minilm_joint_best.natural", "minilm_cond_rr.clean")]
+    tfindings = [
+        ("m3t_spin_vs_naive", "SPIN trained on one corpus transfers: it beats naive retrieval on another (Multi3IR Table 3)",
+         "minilm_joint_best.natural", spin, HC.name, "+"),
+        ("m3t_spin_vs_ftdoc", "Transferred SPIN beats the transferred fine-tuned retriever (Multi3IR Table 3)",
+         ftdoc, spin, HC.name, "+"),
+        ("m3t_oracle_vs_naive", "Querying with the ground-truth perspectives exceeds naive retrieval on v2 (Multi3IR Table 3: Oracle)",
+         "minilm_joint_best.natural", "minilm_cond_rr.clean", HC.name, "+"),
+    ]
+    tables = [
+        {"id": "m3t_table3", "kind": "perspective_coverage", "rows": rows, "seed": SEED, "replicates": REPLICATES,
+         "title": "Multi3IR Table 3 analogue: models trained on v1 (held-out perspectives) applied to v2 without retraining"},
+        {"id": "m3t_contrasts", "kind": "perspective_contrasts", "seed": SEED, "replicates": REPLICATES, "draws": DRAWS,
+         "title": "Transfer to v2: paired contrasts of HC@k",
+         "contrasts": [{"key": k, "label": l, "base": b, "variant": v} for k, l, b, v in contrasts]},
+    ]
+    if all(r in ctx.index for r in randoms):
+        tables.append({"id": "m3t_random_controls", "kind": "random_controls", "k": 10, "seed": SEED,
+                       "replicates": REPLICATES,
+                       "cells": [{"key": "spin", "label": f"SPIN (v1, m={m}, l={layer})", "learned": spin, "random": randoms}]})
+    tables.append({"id": "m3t_findings", "kind": "findings", "title": "Does SPIN transfer from v1 to v2 (HC@10)?",
+                   "seed": SEED, "replicates": REPLICATES, "findings": findings(ctx, tfindings)})
+    return tables
+
+
+def label_version_tables(ctx, release, finding_table, untestable=(), missing=None):
+    """The support rule's label version P1 (issue 24): transitions and the findings on P1."""
+    if not (ROOT / "data" / release / "repairs" / "P1.lineage.json").exists():
+        return []
+    return [{"id": "p1_transitions", "kind": "repair_transitions", "repair": "P1"},
+            scoped({"id": "findings_p1", "kind": "findings", "seed": SEED, "replicates": REPLICATES,
+                    "title": f"The paper's directional findings on {release} under label version P1 (support rule)",
+                    "findings": findings(ctx, finding_table, untestable, missing=missing)},
+                   queries="all", label_version="P1")]
+
 def validity_tables_v1(ctx, blocks, reps, page_runs):
     """Construct validity, source shift and uncertainty tables of v1 (issue 14)."""
     finding_rows = findings(ctx, FINDINGS)
@@ -778,7 +966,8 @@ def v2_spec(ctx):
         {"id": "paired", "kind": "paired_tests", "title": "Table S4 analogue: query-paired differences and permutation p", "seed": SEED, "draws": DRAWS, "contrasts": paired},
         {"id": "membership", "kind": "membership_graph", "title": "Shared-document graph (v2)"},
         {"id": "matrix", "kind": "scorecard", "title": "Every frozen v2 run", "runs": "all"},
-    ] + label_audit_tables("v2") + validity_tables_v2(ctx, paired)
+    ] + label_audit_tables("v2") + validity_tables_v2(ctx, paired) + transfer_tables_v2(ctx) + \
+        label_version_tables(ctx, "v2", FINDINGS_V2, UNTESTABLE_V2, missing=V2_MISSING)
     figures = [
         {"id": "figure2a", "kind": "landscape", "runs": "fair",
          "caption": f"Figure 2(a) analogue on v2: {REGISTRY.header(HIT)} vs {REGISTRY.header(SCORE)} for every fair run",

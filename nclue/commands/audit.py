@@ -442,6 +442,32 @@ def run_repair(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_sample_pages(args: argparse.Namespace) -> int:
+    """The page text of exactly the pages a sample shows, with licenses (air-gapped audits)."""
+    from pathlib import Path
+    from ..formats import gzip_bytes, jsonl_text
+    from ..label_audit.sample_pages import build_bundle, bundle_problems
+    from ..outputs import check_output
+    build = Path(args.input)
+    out = Path(args.out)
+    pages_out, docs_out = out / "pages.jsonl.gz", out / "documents.json"
+    inputs = [args.spec, build / "pages.jsonl.gz", build / "documents.jsonl", build / "outlines.jsonl"]
+    for target in (pages_out, docs_out):
+        check_output(target, inputs, allow_stdout=False, what="sample pages")
+    rows, docs = build_bundle(args.spec, build / "pages.jsonl.gz", build / "documents.jsonl",
+                              build / "outlines.jsonl", args.sources)
+    write_bytes_atomic(pages_out, gzip_bytes(jsonl_text(rows).encode("utf-8")), inputs)
+    write_bytes_atomic(docs_out, (dumps_canonical(docs, indent=2) + "\n").encode("utf-8"), inputs)
+    problems = bundle_problems(args.spec, pages_out, docs_out)
+    if problems:
+        raise InputError(pages_out, problems[0])
+    shown = sum(1 for r in rows if "text" in r)
+    _emit(args, [], {"pages": str(pages_out), "documents": str(docs_out), "shown_pages": shown,
+                     "margin_pages": len(rows) - shown, "documents_count": len(docs["documents"]),
+                     "bytes": pages_out.stat().st_size + docs_out.stat().st_size})
+    return 0
+
+
 def run_support_rule(args: argparse.Namespace) -> int:
     """A pre-specified support rule applied to every judged pair -> a rule repair (P0 -> P1)."""
     from ..formats import jsonl_text, read_json, sha256_bytes, sha256_file
@@ -675,6 +701,19 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--review", metavar="SHEET.json", help="the filled administrative review sheet "
                                                           "(nclue audit review)")
     p.set_defaults(func=run_repair)
+
+    p = steps.add_parser("sample-pages", help="the page text of exactly the pages a sample shows, with each "
+                                              "document's license (for air-gapped packets)",
+                         description="Write <out>/pages.jsonl.gz (shown pages, plus the margin lines of "
+                                     "their neighbours) and <out>/documents.json (page counts, outlines, "
+                                     "licenses, attribution) for one sample's spec.json, from the rebuilt "
+                                     "page text and the unpacked Debian packages.")
+    p.add_argument("--spec", required=True, help="the sample's spec.json")
+    p.add_argument("--input", required=True, help="the rebuilt page-text folder (build/v1)")
+    p.add_argument("--sources", required=True, help="the unpacked packages (build/sources/v1)")
+    p.add_argument("--out", required=True, help="the sample's folder (beside spec.json)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=run_sample_pages)
 
     p = steps.add_parser("support-rule", help="apply a pre-specified support rule to every judged pair -> "
                                               "a rule repair (P0 -> P1), from the rebuilt page text",

@@ -12,7 +12,8 @@ the difference. Per measure: the largest absolute change (and the run), Spearman
 runs' values before and after (average ranks for ties, :func:`nclue.agreement.spearman_rho`;
 undefined, left empty, when every run ties on one side), and the largest movement of a run's
 rank (ranks 1 = best, ties share their mean rank). The runs are scored as frozen; the queries
-stay the same (a query left without a gold counts as a failure for every run).
+stay the same unless the repair's removal policy drops queries left without a gold (support rule P1): each
+label version is then scored over its own queries.
 """
 
 import math
@@ -67,7 +68,7 @@ def scores(before: Release, after: Release, runs: Mapping[str, Run],
     pre, post = {}, {}
     for run_id in sorted(runs):
         base = outcomes(before, runs[run_id], k, facts_before)
-        repaired = dict(base)
+        repaired = {q: o for q, o in base.items() if q in after.queries}  # a removal policy drops queries
         repaired.update(outcomes(after, runs[run_id], k, facts_after))
         for target, results in ((pre, base), (post, repaired)):
             values = aggregate(per_query_from_outcomes(results, k))
@@ -112,7 +113,8 @@ def impact_tables(before: Release, after: Release, runs: Mapping[str, Run], k: i
         rows.append((run_id, run_id, cells))
     per_run = Table(f"{table_prefix}_runs", f"Every frozen run before and after {version} (Table S14 analogue)",
                     tuple(columns), tuple(rows),
-                    note="Percentage points; the runs are scored as frozen on both label versions.")
+                    note="Percentage points; the runs are scored as frozen on both label versions, each over "
+                         f"its own queries ({len(before.queries)} before, {len(after.queries)} after).")
     summary_rows = []
     for m, label in summary_keys(k):
         having = sorted(r for r in runs if m in pre[r] and m in post[r])

@@ -110,6 +110,7 @@ def open_release(folder, ties: str = "input",
                  registry: MeasureRegistry = REGISTRY) -> Tuple[ReleaseContext, ReportSpec]:
     """Load a release and parse its ``report.json``; the context takes the report's ``k``."""
     ctx = ReleaseContext(folder, ties, registry=registry)
-    spec = load_report_spec(ctx.layout, tuple(ctx.index.ids()), tuple(ctx.fair_runs()), registry)
+    spec = load_report_spec(ctx.layout, tuple(ctx.index.ids()), tuple(ctx.fair_runs()), registry,
+                            all_run_ids=tuple(ctx.complete_runs()))
     ctx.k = spec.k
     return ctx, spec

@@ -49,7 +49,8 @@ def _entries(raw: Any, kinds: Mapping[str, SpecKind], what: str, scope: SpecScop
 
 def parse_report_spec(data: Any, layout: ReleaseLayout, run_ids: Tuple[str, ...],
                       fair_run_ids: Tuple[str, ...], registry: MeasureRegistry = REGISTRY,
-                      table_kinds: Mapping[str, SpecKind] = TABLE_KINDS) -> ReportSpec:
+                      table_kinds: Mapping[str, SpecKind] = TABLE_KINDS,
+                      all_run_ids: Optional[Tuple[str, ...]] = None) -> ReportSpec:
     """Parse ``report.json`` of a release whose run index lists ``run_ids``."""
     where = layout.report_spec
     if not isinstance(data, dict):
@@ -61,7 +62,7 @@ def parse_report_spec(data: Any, layout: ReleaseLayout, run_ids: Tuple[str, ...]
     if "tables" not in data:
         raise InputError(where, "missing key 'tables'")
     bare = {key: data[key] for key in ("k", "title", "intro") if key in data}
-    scope = SpecScope(where, run_ids, fair_run_ids, registry, DEFAULT_K)
+    scope = SpecScope(where, run_ids, fair_run_ids, registry, DEFAULT_K, all_run_ids)
     top = parse_spec(_Settings, bare, scope, "report")
     scope = replace(scope, k=top.k)
     return ReportSpec(k=top.k, title=top.title, intro=top.intro,
@@ -77,11 +78,13 @@ class _Settings:
 
 
 def load_report_spec(layout: ReleaseLayout, run_ids: Tuple[str, ...], fair_run_ids: Tuple[str, ...],
-                     registry: MeasureRegistry = REGISTRY) -> ReportSpec:
+                     registry: MeasureRegistry = REGISTRY,
+                     all_run_ids: Optional[Tuple[str, ...]] = None) -> ReportSpec:
     """The release's ``report.json`` (a release without one reports no table)."""
     if not layout.report_spec.exists():
         return ReportSpec(k=DEFAULT_K, title=None, intro=(), tables=(), figures=())
-    return parse_report_spec(read_json(layout.report_spec), layout, run_ids, fair_run_ids, registry)
+    return parse_report_spec(read_json(layout.report_spec), layout, run_ids, fair_run_ids, registry,
+                             all_run_ids=all_run_ids)
 
 
 def spec_reference() -> str:

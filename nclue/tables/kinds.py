@@ -15,6 +15,7 @@ from . import (adaptation, dispersion_quartiles, knowledge_sources, layer_grid,
 from . import (coverage_by_n, density_matched, difficulty_regression,
                length_matched, masking, metric_agreement, observations, ranked_matrix,
                source_breakdown, source_shift, tie_sensitivity, worked_example)
+from . import heldout_split, random_controls, scoped, validation_selection
 from ..table import Table
 from .spec import SpecKind, SpecScope, parse_spec
 
@@ -22,7 +23,7 @@ TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
     instrument.KIND, scorecard.KIND, outcomes.KIND, page_evidence.KIND, slices.KIND, forms.KIND,
     coverage.KIND, contrasts.KIND, sensitivity.KIND, membership.KIND, paired_tests.KIND,
     findings.KIND, label_audit.STATUS, label_audit.QUOTE_AUDIT, label_audit.IMPACT_RUNS,
-    label_audit.IMPACT_SUMMARY,
+    label_audit.IMPACT_SUMMARY, label_audit.TRANSITIONS, label_audit.AUDIT_SAMPLE,
     # the Multi³IR section (issues 15, 25): Tables 2, 2 contrasts, 4, 5, 6, 7, Figure 4's numbers
     perspective_coverage.KIND, perspective_contrasts.KIND, layer_grid.KIND, adaptation.KIND,
     knowledge_sources.KIND, dispersion_quartiles.KIND, perspective_hits.KIND,
@@ -30,6 +31,8 @@ TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
     length_matched.KIND, density_matched.KIND, difficulty_regression.KIND, metric_agreement.KIND,
     coverage_by_n.KIND, worked_example.KIND, masking.KIND, source_shift.KIND,
     source_breakdown.KIND, ranked_matrix.KIND, tie_sensitivity.KIND, observations.KIND,
+    # held-out perspectives and label versions (issues 24, 25)
+    scoped.KIND, heldout_split.KIND, random_controls.KIND, validation_selection.KIND,
 )}
 
 
@@ -51,7 +54,7 @@ def build_tables(specs: Sequence, ctx: ReleaseContext,
 def scope_of(ctx: ReleaseContext) -> SpecScope:
     """What a spec is checked against, for a loaded release."""
     return SpecScope(ctx.layout.report_spec, tuple(ctx.index.ids()), tuple(ctx.fair_runs()),
-                     ctx.registry, ctx.k)
+                     ctx.registry, ctx.k, tuple(ctx.complete_runs()))
 
 
 def table_from_dict(obj: Mapping, ctx: ReleaseContext,

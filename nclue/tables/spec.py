@@ -40,6 +40,8 @@ class SpecScope:
     fair_run_ids: Tuple[str, ...]
     registry: MeasureRegistry
     k: int
+    #: what ``"all"`` selects (runs of every test query); None: every run id
+    all_run_ids: Optional[Tuple[str, ...]] = None
 
     def fail(self, what: str, problem: str) -> InputError:
         return InputError(self.where, f"{what}: {problem}")
@@ -102,9 +104,10 @@ def _run_list(value: Any, scope: SpecScope, what: str) -> Tuple[str, ...]:
 
 def _runs(value: Any, scope: SpecScope, what: str) -> Tuple[str, ...]:
     if value == "all":
-        if not scope.run_ids:
+        ids = scope.run_ids if scope.all_run_ids is None else scope.all_run_ids
+        if not ids:
             raise scope.fail(what, "\"all\" selects no run: the release has none")
-        return scope.run_ids
+        return ids
     return _run_list(value, scope, what)
 
 
@@ -214,6 +217,12 @@ def _names(value: Any, scope: SpecScope, what: str) -> Tuple[str, ...]:
     return tuple(value)
 
 
+def _object(value: Any, scope: SpecScope, what: str) -> Dict[str, Any]:
+    if not isinstance(value, dict) or not value:
+        raise scope.fail(what, "must be a non-empty object")
+    return dict(value)
+
+
 def _release_name(value: Any, scope: SpecScope, what: str) -> str:
     if not isinstance(value, str) or not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", value):
         raise scope.fail(what, "must be a release folder name (letters, digits, '_', '.', '-')")
@@ -249,6 +258,7 @@ VALUE_KINDS: Mapping[str, Tuple[Validator, str]] = {
     "tie_rules": (_tie_rules, "non-empty list of tie rules (`input`, `trec_eval`, `expected`)"),
     "names": (_names, "non-empty list of strings (ids)"),
     "release": (_release_name, "a sibling release folder name under `data/` (e.g. `v2`)"),
+    "object": (_object, "a JSON object (a nested table entry, parsed when the table is built)"),
 }
 
 

@@ -4,6 +4,14 @@ middle layer, all with SPIN's objective and schedule on frozen all-MiniLM-L6-v2 
     nice -n 10 python producers/spin/adapt_runs.py train     # lr selection at layer 3, then both layers
     nice -n 10 python producers/spin/adapt_runs.py infer     # frozen runs data/v1/runs/<id>.jsonl.gz
     nice -n 10 python producers/spin/adapt_runs.py train --methods adapter --layers 3   # one cell
+    nice -n 10 python producers/spin/adapt_runs.py train --split heldout   # held-out perspectives
+    nice -n 10 python producers/spin/adapt_runs.py infer --split heldout   # ho_<cell>.natural
+
+``--split heldout``: the held-out-perspective split (provenance/spin/heldout_rule.md): training on
+train_queries_heldout.jsonl, lr selection on val_queries_heldout.jsonl, metadata in
+provenance/spin/heldout/adapt/, weights of at most COMMIT_LIMIT bytes committed beside them (the
+others in build/models/adapt_heldout/ with their sha256), runs ``ho_<cell>.natural`` over the
+held-out test queries only.
 
 Methods and parameter counts: ``adapt_lib.py``. SPIN itself at the two points is
 ``spin_m5_l0.natural`` / ``spin_m5_l3.natural`` (``train_spin.py``, ``infer_spin.py``; the same
@@ -59,6 +67,9 @@ WEIGHTS = BUILD / "adapt"
 PRODUCER = "producers/spin/adapt_runs.py"
 M = 5
 STEPS = 40
+SUFFIX = ""
+RUN_PREFIX = ""
+COMMIT_LIMIT = 4_000_000   # bytes of float32 weights committed in the held-out split
 TRAINED = ("prefix", "lora", "adapter")
 LR_GRIDS = {"prefix": (1e-3, 1e-2, 1e-1), "lora": (1e-4, 1e-3, 1e-2), "adapter": (1e-4, 1e-3, 1e-2)}
 LAYERS = (3, 0)
@@ -141,12 +152,14 @@ def save_cell(name, method, meta):
     tmp = WEIGHTS / f".{name}.tmp.npz"
     np.savez(tmp, **arrays)
     os.replace(tmp, WEIGHTS / f"{name}.npz")
-    meta["weights_file"] = f"build/models/adapt/{name}.npz (not committed)"
-    if method.kind == "prefix":
+    meta["weights_file"] = f"{WEIGHTS.relative_to(RELEASE.parent.parent)}/{name}.npz (not committed)"
+    size = sum(np.asarray(a, dtype=np.float32).nbytes for a in arrays.values())
+    meta["weights_bytes"] = size
+    if method.kind == "prefix" or (SUFFIX and size <= COMMIT_LIMIT):
         tmp = OUT / f".{name}.tmp.npz"
         np.savez(tmp, **arrays)
         os.replace(tmp, OUT / f"{name}.npz")
-        meta["weights_file"] = f"provenance/spin/adapt/{name}.npz"
+        meta["weights_file"] = f"{OUT.relative_to(RELEASE.parent.parent)}/{name}.npz"
     meta["weights_sha256"] = arrays_sha256(arrays)
     meta["weights_sha256_rule"] = "sha256 over (name, shape, float32 bytes), names sorted"
     with open(OUT / f"{name}.json", "w") as fh:
@@ -169,18 +182,25 @@ def load_cell(name, st, kind, layer):
 
 def train(args):
     torch.set_num_threads(2)
-    train_q, val_q, test_q = (read_split("train_queries.jsonl"), read_split("val_queries.jsonl"),
+    train_q, val_q, test_q = (read_split(f"train_queries{SUFFIX}.jsonl"), read_split(f"val_queries{SUFFIX}.jsonl"),
                               read_split("queries.jsonl"))
     check_disjoint(train_q, val_q, test_q)
+    if SUFFIX:
+        from train_spin import check_no_heldout
+        log("held-out split: no train/val query holds one of the %d held-out conditions"
+            % check_no_heldout(train_q, val_q))
     val_q = val_q[:VAL_QUERIES]
     st = load_minilm(max_seq_length=128)
     targets = Targets(st, train_q + val_q)
     ident = minilm_identity()
-    tp, vp = split_path("train_queries.jsonl"), split_path("val_queries.jsonl")
+    tp, vp = split_path(f"train_queries{SUFFIX}.jsonl"), split_path(f"val_queries{SUFFIX}.jsonl")
     split = {"train_file": f"data/v1/{tp.name}", "train_sha256": sha256_file(tp),
              "train_queries": len(train_q), "val_file": f"data/v1/{vp.name}",
              "val_sha256": sha256_file(vp), "val_queries_used": len(val_q),
              "test_overlap": "none (ids and conjunctions checked)"}
+    if SUFFIX:
+        split["heldout_conditions_sha256"] = sha256_file(RELEASE / "heldout_conditions.json")
+        split["test_overlap"] = "none (ids, conjunctions and held-out conditions checked)"
     hp = {"tau": TAU, "b": BIAS, "batch": BATCH, "init_std": INIT_STD, "warmup": WARMUP,
           "optimizer": "AdamW (torch defaults, weight decay 0.01)", "schedule": "cosine",
           "seed": SEED, "input_form": "natural", "targets": "quoted condition texts",
@@ -261,6 +281,9 @@ def infer(args):
     torch.set_num_threads(2)
     queries = load_queries(RELEASE / "queries.jsonl")
     qids = sorted(queries)
+    if SUFFIX:
+        held = set(json.load(open(RELEASE / "heldout_conditions.json"))["condition_ids"])
+        qids = [q for q in qids if held.intersection(queries[q].condition_ids)]
     coll = PageCollection()
     ident = minilm_identity()
     st = load_minilm(max_seq_length=128)
@@ -287,7 +310,7 @@ def infer(args):
                 for i in range(0, len(qids), BATCH):
                     embs.append(method_embeddings(st, states[layer][i:i + BATCH], method).numpy())
             emb = np.concatenate(embs, axis=0)
-            run_id = f"{name}.natural"
+            run_id = f"{RUN_PREFIX}{name}.natural"
             sha = write_run_rows(run_id, rr_rows(coll, qids, list(emb)))
             conf = {"method": kind, "m": M, "layer": layer, "layers_total": 6,
                     "injected_layers": meta["injected_layers"], "parameters": meta["parameters"],
@@ -309,7 +332,8 @@ def infer(args):
                             "operation": f"{kind} (m = {M}, from layer {layer}), round robin",
                             "base": "minilm_joint_best.natural", "form": "natural",
                             "privileged": False, "inputs": inputs,
-                            "block": "perspective coverage (adaptation methods)",
+                            "block": "perspective coverage (adaptation methods)" + (
+                                ", held-out perspectives" if SUFFIX else ""),
                             "configuration": conf, "producer": PRODUCER, "model": ident["model"],
                             "package_version": ident["package_version"],
                             "weight_sha256": ident["weight_sha256"], "settings": settings,
@@ -323,7 +347,12 @@ def main():
     ap.add_argument("mode", choices=["train", "infer"])
     ap.add_argument("--methods", nargs="+", default=list(TRAINED), choices=list(TRAINED))
     ap.add_argument("--layers", type=int, nargs="+", default=list(LAYERS), choices=list(LAYERS))
+    ap.add_argument("--split", choices=["seen", "heldout"], default="seen")
     args = ap.parse_args()
+    global OUT, WEIGHTS, SUFFIX, RUN_PREFIX
+    if args.split == "heldout":
+        OUT, WEIGHTS = OUT.parent / "heldout" / "adapt", BUILD / "adapt_heldout"
+        SUFFIX, RUN_PREFIX = "_heldout", "ho_"
     train(args) if args.mode == "train" else infer(args)
 
 

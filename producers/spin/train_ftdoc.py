@@ -2,6 +2,13 @@
 
     nice -n 10 python producers/spin/train_ftdoc.py train    # -> build/models/ftdoc/ (not committed)
     nice -n 10 python producers/spin/train_ftdoc.py infer    # -> data/v1/runs/minilm_ftdoc_joint_best.natural
+    nice -n 10 python producers/spin/train_ftdoc.py train --split heldout   # held-out perspectives
+    nice -n 10 python producers/spin/train_ftdoc.py infer --split heldout   # -> ho_minilm_ftdoc_joint_best.natural
+
+``--split heldout`` trains on data/v1/train_queries_heldout.jsonl (no held-out condition; rule:
+provenance/spin/heldout_rule.md), reports validation loss on val_queries_heldout.jsonl, writes
+build/models/ftdoc_heldout/ and provenance/spin/heldout/ftdoc.json, and infers only the held-out
+test queries (at least one held-out condition).
 
 The paper: "For fine-tuning, we concatenate positive documents across all perspectives per query
 into a single positive set, and train the retriever with in-batch negatives using InfoNCE";
@@ -67,6 +74,7 @@ POSITIVES = ROOT / "provenance" / "spin" / "split_positives_v1.jsonl.gz"
 PRODUCER = "producers/spin/train_ftdoc.py"
 TAU, LR, BATCH, EPOCHS, WARMUP, MAX_LEN = 0.05, 1e-5, 32, 3, 0.03, 128
 RUN_ID = "minilm_ftdoc_joint_best.natural"
+SUFFIX = ""
 
 
 def load_positives():
@@ -149,9 +157,13 @@ def train(args):
     from dense_lib import PageCollection
     torch.set_num_threads(2)
     torch.manual_seed(SEED)
-    train_q, val_q, test_q = (read_split("train_queries.jsonl"), read_split("val_queries.jsonl"),
+    train_q, val_q, test_q = (read_split(f"train_queries{SUFFIX}.jsonl"), read_split(f"val_queries{SUFFIX}.jsonl"),
                               read_split("queries.jsonl"))
     check_disjoint(train_q, val_q, test_q)
+    if SUFFIX:
+        from train_spin import check_no_heldout
+        log("held-out split: none of %d train / %d val queries holds one of the %d held-out conditions"
+            % (len(train_q), len(val_q), check_no_heldout(train_q, val_q)))
     positives = load_positives()
     coll = PageCollection()
     pages = DocPages(coll)
@@ -193,7 +205,7 @@ def train(args):
     torch.save(st.state_dict(), tmp)
     os.replace(tmp, OUT / "model.pt")
     ident = minilm_identity()
-    tp, vp = split_path("train_queries.jsonl"), split_path("val_queries.jsonl")
+    tp, vp = split_path(f"train_queries{SUFFIX}.jsonl"), split_path(f"val_queries{SUFFIX}.jsonl")
     meta = {"method": "FT-Doc (Naive fine-tuned)", "steps": total, "epochs": EPOCHS,
             "steps_per_epoch": steps_per_epoch, "batch": BATCH, "lr": LR, "tau": TAU,
             "warmup": WARMUP, "schedule": "cosine", "optimizer": "AdamW (torch defaults, "
@@ -209,7 +221,8 @@ def train(args):
             "val_loss_before": round(v0, 6), "val_loss_after": round(v1, 6),
             "train_seconds": round(secs, 1), "train_loss_curve": losses,
             "model_state_sha256": state_sha256(st),
-            "model_file": "build/models/ftdoc/model.pt (not committed)",
+            "model_file": f"{OUT.relative_to(ROOT)}/model.pt (not committed: 22.7 M float32 weights, about 90 MB)",
+            "split": "heldout" if SUFFIX else "seen",
             "model": ident["model"], "weight_sha256": ident["weight_sha256"],
             "torch": ident["torch"], "transformers": ident["transformers"],
             "sentence_transformers": ident["sentence_transformers"], "producer": PRODUCER,
@@ -231,6 +244,9 @@ def infer(args):
     st.eval()
     queries = load_queries(RELEASE / "queries.jsonl")
     qids = sorted(queries)
+    if SUFFIX:
+        held = set(json.load(open(RELEASE / "heldout_conditions.json"))["condition_ids"])
+        qids = [q for q in qids if held.intersection(queries[q].condition_ids)]
     coll = PageCollection()
     t = time.time()
     texts = [queries[q].forms["natural"] for q in qids]
@@ -243,7 +259,7 @@ def infer(args):
              "operation": "page MaxSim (best page), query encoder fine-tuned on positive "
                           "documents (FT-Doc, InfoNCE)",
              "base": "minilm_joint_best.natural", "form": "natural", "privileged": False,
-             "block": "perspective coverage (Multi3IR Table 2)",
+             "block": "perspective coverage (Multi3IR Table 2)" + (", held-out perspectives" if SUFFIX else ""),
              "inputs": input_hashes(coll.manifest, positives=meta["positives_sha256"]),
              "configuration": {k: meta[k] for k in ("epochs", "steps", "batch", "lr", "tau",
                                                     "seed", "model_state_sha256",
@@ -264,7 +280,12 @@ def infer(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mode", choices=["train", "infer"])
+    ap.add_argument("--split", choices=["seen", "heldout"], default="seen")
     args = ap.parse_args()
+    global OUT, META, RUN_ID, SUFFIX
+    if args.split == "heldout":
+        OUT, META = BUILD / "ftdoc_heldout", ROOT / "provenance" / "spin" / "heldout" / "ftdoc.json"
+        RUN_ID, SUFFIX = "ho_" + RUN_ID, "_heldout"
     train(args) if args.mode == "train" else infer(args)
 
 

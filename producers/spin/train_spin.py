@@ -179,7 +179,7 @@ def save(name, vec, meta):
     tmp = OUT / f".{name}.tmp.npy"
     np.save(tmp, vec)
     os.replace(tmp, npy)
-    meta["vectors_file"] = f"provenance/spin/{name}.npy"
+    meta["vectors_file"] = f"{OUT.relative_to(RELEASE.parent.parent).as_posix()}/{name}.npy"
     meta["vectors_sha256"] = sha256_file(npy)
     meta["vector_norms"] = [round(float(np.linalg.norm(x)), 6) for x in vec]
     if len(vec) > 1:
