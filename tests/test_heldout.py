@@ -144,3 +144,48 @@ class ScopedTables(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ValidationSelection(unittest.TestCase):
+    def test_choice_and_refusal(self):
+        import hashlib
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            shutil.copytree(EXAMPLE, root / "data" / "example")
+            (root / "vec").mkdir()
+            cells = {}
+            for name, m, layer, top in (("spin_m1_l3", 1, 3, {"v1": ["d1"], "v2": ["d9"]}),
+                                        ("spin_m5_l3", 5, 3, {"v1": ["d1"], "v2": ["d2"]}),
+                                        ("spin_m3_l0", 3, 0, {"v1": ["d1"], "v2": ["d2"]})):
+                data = name.encode()
+                (root / "vec" / f"{name}.npy").write_bytes(data)
+                cells[name] = {"m": m, "layer": layer, "top10": top, "vectors_sha256": hashlib.sha256(data).hexdigest()}
+            # v1 has one perspective supported by d1; v2 two perspectives, one supported by d2
+            supports = {"v1": [["d1"]], "v2": [["d2"], ["d7"]]}
+            (root / "val.json").write_text(json.dumps({"k": 10, "queries": ["v1", "v2"], "supports": supports,
+                                                       "cells": cells}))
+            ctx = ReleaseContext(root / "data" / "example")
+            spec = {"id": "sel", "kind": "validation_selection", "rankings": "val.json", "vectors": "vec"}
+            # HC@10: m1 = (1 + 0) / 2, m5 and m3 = (1 + 1/2) / 2; the tie goes to fewer vectors: m3 (l0)
+            table = table_from_dict(dict(spec, reported="spin_m3_l0"), ctx)
+            cells_out = {k: c for k, _, c in table.rows}
+            self.assertEqual(cells_out["spin_m1_l3"]["val_hc"], 50.0)
+            self.assertEqual(cells_out["spin_m3_l0"]["val_hc"], 75.0)
+            self.assertEqual(cells_out["spin_m3_l0"]["selected"], 1.0)
+            with self.assertRaisesRegex(InputError, "validation HC@10 selects 'spin_m3_l0'"):
+                table_from_dict(dict(spec, reported="spin_m5_l3"), ctx)
+
+
+class RepairTransitions(unittest.TestCase):
+    def test_v2_p1_transitions_recounted_from_the_rows(self):
+        import gzip
+        rows = [json.loads(line) for line in gzip.open(ROOT / "data" / "v2" / "repairs" / "P1.jsonl.gz", "rt")]
+        demoted = sum(1 for r in rows if r["before"]["label"] == "gold" and r["after"] and r["after"]["label"] == "subset")
+        dropped = sum(1 for r in rows if r["after"] is None)
+        ctx = ReleaseContext(ROOT / "data" / "v2")
+        table = table_from_dict({"id": "t", "kind": "repair_transitions", "repair": "P1"}, ctx)
+        cells = {k: c["count"] for k, _, c in table.rows}
+        self.assertEqual(cells["gold_subset"], demoted)
+        self.assertEqual(cells["gold_none"] + cells["subset_none"], dropped)
+        self.assertEqual(cells["changed"], len(rows))
+        self.assertEqual(cells["gold_gate_failures"], 0)

@@ -143,3 +143,38 @@ class Decisions(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ShippedLabelVersionP1(unittest.TestCase):
+    """The shipped repair P1 of v1 against the rule, on the pages the air-gapped sample ships."""
+
+    def test_no_running_head_support_survives_on_shown_pages(self):
+        import gzip
+        from nclue.label_audit.sample_pages import offline_inputs
+        from nclue.instrument.support_rule import condition_defs
+        sample = ROOT / "audit" / "label_audit" / "samples" / "v1-first"
+        inputs = offline_inputs(sample / "pages.jsonl.gz", sample / "documents.json")
+        shown = {}
+        with gzip.open(sample / "pages.jsonl.gz", "rt", encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                if "text" in row:
+                    shown.setdefault(row["docid"], set()).add(row["page"])
+        record = json.loads((ROOT / "provenance" / "construction_v1.json").read_text())
+        est = Establisher(inputs, condition_defs(record), load_rule(RULE))
+        queries = {json.loads(line)["qid"]: json.loads(line)["condition_ids"]
+                   for line in (ROOT / "data" / "v1" / "queries.jsonl").read_text().splitlines()}
+        checked = 0
+        with gzip.open(ROOT / "data" / "v1" / "repairs" / "P1.jsonl.gz", "rt", encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                if row["after"] is None or row["docid"] not in shown:
+                    continue
+                for cid, pages in zip(queries[row["qid"]], row["after"]["pages"]):
+                    if row["docid"] == "tl:generic.knuth-hint.xetex.xetex-changes" and \
+                            cid == "section:names of the sections":
+                        self.assertEqual(pages, [])   # audit trial item A004
+                    for p in set(pages) & shown[row["docid"]]:
+                        self.assertIsNone(est.reason_against(row["docid"], cid, p), (row["qid"], cid, p))
+                        checked += 1
+        self.assertGreater(checked, 100)

@@ -516,6 +516,14 @@ def label_audit_tables(release):
         repair = path.name[: -len(".lineage.json")]
         tables += [{"id": f"repair_{repair}_runs", "kind": "repair_impact_runs", "repair": repair},
                    {"id": f"repair_{repair}_summary", "kind": "repair_impact_summary", "repair": repair}]
+    sample = f"audit/label_audit/samples/{release}-first"
+    if (ROOT / sample / "spec.json").exists():
+        entry = {"id": "audit_sample", "kind": "audit_sample", "sample": sample,
+                 "title": f"Air-gapped pre-registered audit sample of {release} (page text shipped with licenses)"}
+        if (repairs / "P1.lineage.json").exists():
+            entry.update(repair="P1", rule="audit/label_audit/support_rule_P1.json",
+                         construction=f"provenance/construction_{release}.json")
+        tables.append(entry)
     return tables
 
 

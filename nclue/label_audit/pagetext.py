@@ -39,6 +39,8 @@ def load_pages(path: PathLike, docids: Optional[Collection[str]] = None,
         docid = field(obj, "docid", str, path, line)
         if wanted is not None and docid not in wanted:
             continue
+        if "text" not in obj and isinstance(obj.get("margins"), list):
+            continue  # a shipped sample's neighbour row (nclue.label_audit.sample_pages): no page text
         page = field(obj, "page", int, path, line)
         text = field(obj, "text", str, path, line)
         flags = tuple(list_of_str(obj.get("flags") or [], "flags", path, line))
