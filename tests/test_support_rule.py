@@ -178,3 +178,29 @@ class ShippedLabelVersionP1(unittest.TestCase):
                         self.assertIsNone(est.reason_against(row["docid"], cid, p), (row["qid"], cid, p))
                         checked += 1
         self.assertGreater(checked, 100)
+
+
+class IndependentVerifierAgrees(unittest.TestCase):
+    """nclue/instrument/verify_rule.py (no regular expressions, written apart) decides every page
+    of the hand-made documents as the hand-worked expectations above do."""
+
+    def test_every_page_and_condition(self):
+        from nclue.instrument.sections import ALIASES
+        from nclue.instrument.verify_rule import RuleCheck
+        rule = load_rule(RULE)
+        raw = json.loads(RULE.read_text())
+        outlines = {"web": [OutlineItem("Introduction", 1, 0), OutlineItem("Names of the sections", 3, 0)],
+                    "man": [OutlineItem("Options", 2, 0), OutlineItem("Index", 5, 0),
+                            OutlineItem("References", 6, 0), OutlineItem("Options", 7, 1)]}
+        docs = {"web": WEB, "man": MANUAL}
+        est = Establisher(build(docs, outlines), CONDITIONS, rule)
+        check = RuleCheck({d: [(p.text, set(p.flags)) for p in pages] for d, pages in docs.items()},
+                          {d: [(i.title, i.page) for i in items] for d, items in outlines.items()}, raw)
+        compared = 0
+        for docid, pages in docs.items():
+            for cid, cond in CONDITIONS.items():
+                for page in range(1, len(pages) + 1):
+                    mine = check.establishes(docid, cond.kind, cond.key, set(cond.variants), page, dict(ALIASES), 6)
+                    self.assertEqual(mine, est.reason_against(docid, cid, page) is None, (docid, cid, page))
+                    compared += 1
+        self.assertEqual(compared, 44)

@@ -28,6 +28,11 @@ def add_parser(subparsers) -> None:
                              "offsets, and that each quote establishes its condition)")
     parser.add_argument("--audit-size", type=int, default=300, help="audit sample size (default 300)")
     parser.add_argument("--audit-seed", type=int, default=20261201, help="audit sampling seed")
+    parser.add_argument("--label-version", metavar="ID",
+                        help="also re-derive a support-rule repair (e.g. P1) of the release by the "
+                             "verifier's own implementation of the rule and compare it pair by pair")
+    parser.add_argument("--rule", default="audit/label_audit/support_rule_P1.json",
+                        help="the support rule's parameters (with --label-version)")
     parser.set_defaults(func=run)
 
 
@@ -67,6 +72,28 @@ def run(args) -> int:
               f"{cond['cohen_kappa']}); exact grades agree {grade['agree']}/{grade['n']} "
               f"({grade['percent']}%); written to {args.quote_audit} and {summary_path}",
               file=sys.stderr if args.json else sys.stdout)
+    if args.label_version:
+        from ..instrument.verify_rule import verify_rule_version
+        from ..label_audit.repair import apply_repair, read_repair, repair_paths
+        from ..release import load_release
+        base = load_release(args.release)
+        rows_path, lineage_path = repair_paths(args.release, args.label_version)
+        from ..formats import read_json
+        lineage = read_json(lineage_path)
+        repaired = apply_repair(base, read_repair(rows_path, base), rows_path)
+        rule_report = verify_rule_version(args.input, args.release, provenance, args.rule, repaired)
+        no_gold = sorted(q for q in repaired.queries if not repaired.golds(q))
+        if no_gold != sorted(lineage.get("removed_queries") or []):
+            rule_report["problems"].append({"problem": "removed_queries differ from the queries left without a gold"})
+            rule_report["disagreements"] += 1
+        for problem in rule_report["problems"][:50]:
+            print("  " + dumps_canonical(problem), file=sys.stderr)
+        print(f"label version {args.label_version}: {rule_report['pairs_checked']} pairs re-derived by the "
+              f"verifier's rule; disagreements {rule_report['disagreements']}",
+              file=sys.stderr if args.json else sys.stdout)
+        if rule_report["disagreements"]:
+            raise VerificationError(f"{rule_report['disagreements']} disagreements with label version "
+                                    f"{args.label_version}")
     if args.check_audit:
         from ..instrument.quote_audit import check_audit
 

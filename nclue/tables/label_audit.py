@@ -25,6 +25,11 @@ from ..table import Column, Table
 from .spec import SpecKind, setting
 
 
+def label_version(ctx: ReleaseContext, repair_id: str):
+    """(repaired release, lineage) of a repair, loaded and checked once per context."""
+    return ctx.derived(("label_version", repair_id), lambda: load_label_version(ctx.release, repair_id))
+
+
 def repository_file(ctx: ReleaseContext, name: str) -> Path:
     """A repository file named relative to the repository root (``data/<release>/../..``)."""
     return ctx.layout.folder.parent.parent / name
@@ -97,9 +102,11 @@ def _impact(spec: RepairImpactSpec, ctx: ReleaseContext, part: int) -> Table:
     if spec.repair not in repair_ids(ctx.layout.folder):
         raise InputError(ctx.layout.report_spec, f"table {spec.id!r}: no repair {spec.repair!r} in "
                                                  f"{ctx.layout.repairs_dir}")
-    after, _ = load_label_version(ctx.release, spec.repair)
-    runs = {run_id: ctx.run(run_id) for run_id in ctx.complete_runs()}
-    table = impact_tables(ctx.release, after, runs, ctx.k, spec.repair)[part]
+    def compute():
+        after, _ = label_version(ctx, spec.repair)
+        runs = {run_id: ctx.run(run_id) for run_id in ctx.complete_runs()}
+        return impact_tables(ctx.release, after, runs, ctx.k, spec.repair)
+    table = ctx.derived(("repair_impact", spec.repair), compute)[part]
     return Table(spec.id, spec.title or table.title, table.columns, table.rows, table.note)
 
 
@@ -143,7 +150,7 @@ def build_repair_transitions(spec: RepairTransitionsSpec, ctx: ReleaseContext) -
     if spec.repair not in repair_ids(ctx.layout.folder):
         raise InputError(ctx.layout.report_spec, f"table {spec.id!r}: no repair {spec.repair!r} in "
                                                  f"{ctx.layout.repairs_dir}")
-    after_release, lineage = load_label_version(ctx.release, spec.repair)
+    after_release, lineage = label_version(ctx, spec.repair)
     rows_path, _ = repair_paths(ctx.layout.folder, spec.repair)
     rows = {(r["qid"], r["docid"]): r for r in read_repair(rows_path, ctx.release)}
     items = []
@@ -213,7 +220,7 @@ def build_audit_sample(spec: AuditSampleSpec, ctx: ReleaseContext) -> Table:
             raise InputError(ctx.layout.report_spec, f"table {spec.id!r}: 'repair' needs 'rule' and 'construction'")
         rule = load_rule(repository_file(ctx, spec.rule))
         defs = condition_defs(read_json(repository_file(ctx, spec.construction)))
-        version, _ = load_label_version(ctx.release, spec.repair)
+        version, _ = label_version(ctx, spec.repair)
         checked, disagree = rule_on_sample(files["key.json"], files["pages.jsonl.gz"], files["documents.json"],
                                            lambda inputs: Establisher(inputs, defs, rule), version)
         if disagree:

@@ -70,8 +70,8 @@ def scoped_context(ctx: ReleaseContext, queries: str, label_version: Optional[st
                                                  f"{', '.join(QUERY_SCOPES)}")
     release, words = ctx.release, []
     if label_version is not None:
-        from ..label_audit.repair import load_label_version
-        release, lineage = load_label_version(ctx.release, label_version)
+        from .label_audit import label_version as load_version
+        release, lineage = load_version(ctx, label_version)
         removed = len(lineage.get("removed_queries") or [])
         words.append(f"Label version {label_version} (repair of data/{ctx.name}/repairs/"
                      + (f"; {removed} queries left without a gold removed" if removed else "") + ")")

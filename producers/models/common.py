@@ -111,7 +111,7 @@ def write_run_rows(run_id: str, rows: List[dict]) -> str:
 
 INDEX_FIELDS = ("id", "file", "family", "operation", "base", "form", "configuration", "producer",
                 "model", "package_version", "weight_sha256", "settings", "sha256", "block",
-                "privileged", "inputs")
+                "privileged", "inputs", "query_scope")
 
 
 def record_runs(entries: List[dict]) -> None:

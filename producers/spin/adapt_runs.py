@@ -337,7 +337,7 @@ def infer(args):
                             "configuration": conf, "producer": PRODUCER, "model": ident["model"],
                             "package_version": ident["package_version"],
                             "weight_sha256": ident["weight_sha256"], "settings": settings,
-                            "sha256": sha})
+                            "sha256": sha, **({"query_scope": "heldout"} if SUFFIX else {})})
             record_runs(entries)
             log("%s written (%.0f s)" % (run_id, time.time() - t))
 

@@ -91,7 +91,7 @@ def main():
                 "inputs": inputs, "block": "perspective coverage (SPIN, held-out perspectives)",
                 "configuration": configuration, "producer": PRODUCER, "model": ident["model"],
                 "package_version": ident["package_version"], "weight_sha256": ident["weight_sha256"],
-                "settings": settings, "sha256": sha}
+                "settings": settings, "sha256": sha, "query_scope": "heldout"}
 
     val_file = OUT / "validation_top10.json"
     validation = json.load(open(val_file)) if val_file.exists() else {

@@ -273,6 +273,8 @@ def infer(args):
                           "score_rounding": "6 significant digits",
                           "ties": "score desc, then docid asc"},
              "sha256": sha}
+    if SUFFIX:
+        entry["query_scope"] = "heldout"
     record_runs([entry])
     log("%s written (%.0f s)" % (RUN_ID, time.time() - t))
 
