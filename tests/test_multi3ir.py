@@ -224,8 +224,8 @@ class Table4Test(unittest.TestCase):
 
 
 class Table5Test(unittest.TestCase):
-    ROWS = [AdaptationRow("spin_l3", "SPIN (m=5)", "L3", "spin", "p/spin.json"),
-            AdaptationRow("lora_l0", "LoRA (r=16)", "L0-6", "naive", "p/lora.json")]
+    ROWS = [AdaptationRow("spin_l3", "SPIN (m=5)", "L3", "spin", "p/spin.json", "spin", None),
+            AdaptationRow("lora_l0", "LoRA (r=16)", "L0-6", "naive", "p/lora.json", "lora", 16)]
 
     def test_counted_and_recorded_counts(self):
         counts = {"spin_l3": ParameterCount(1920, None, "p/spin.json"),
