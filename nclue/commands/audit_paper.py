@@ -12,8 +12,9 @@ from ..formats import dumps_canonical, write_json_atomic, write_text_atomic
 
 DESCRIPTION = """\
 Audit a paper's reported numbers from a hand-made transcription (claims/papers/<paper>.json):
-every relation declared there is evaluated rounding-aware and reported FAIL, WITHIN_ROUNDING,
-EXACT or NOT_INFORMATIVE, FAIL lines first, with the counts by relation kind. Kinds: sums,
+every relation declared there is evaluated rounding-aware and reported FAIL, REVIEW (it fails
+only under a reading the paper does not fix, which it names), WITHIN_ROUNDING, EXACT or
+NOT_INFORMATIVE, FAIL lines first, with the counts by relation kind. Kinds: sums,
 differences, ratios and percentages (equal, compare); one quantity printed twice (same,
 same_table: no rounding slack); breakdowns against their whole (aggregate); prose counts against
 table structure (tally); quantified sentences against every cell (quantified); implied orderings

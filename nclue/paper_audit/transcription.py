@@ -20,8 +20,8 @@ _ID = re.compile(r"^[A-Za-z0-9_+\-]+$")
 #: The fields each part of a transcription may have (anything else is refused, so a misspelt
 #: field cannot silently drop a value).
 FIELDS = {
-    "document": ("schema", "paper", "title", "seed", "tables", "prose", "relations", "release_map",
-                 "not_transcribed"),
+    "document": ("schema", "paper", "title", "seed", "tables", "prose", "parts", "relations",
+                 "release_map", "not_transcribed"),
     "table": ("id", "caption", "kind", "seed_layout", "seed_anchor", "labels_in_seed", "note",
               "columns", "rows"),
     "column": ("id", "kind", "label", "note"),
@@ -30,6 +30,7 @@ FIELDS = {
     "prose": ("id", "s", "kind", "context", "section", "printed_word", "note"),
     "release_map": ("value", "run", "measure", "slice", "scale"),
     "not_transcribed": ("id", "reason"),
+    "part": ("ref", "anchor", "note"),
 }
 
 
@@ -41,6 +42,9 @@ class Transcription:
     direction column or a yes/no mark that a relation compares with the numbers beside it.
     ``lists`` holds printed lists of table rows (``"M8.cs.sub" -> ("Bibliography", ...)``): the
     entries of a cell that a prose count ("ten sub-classes each") is about.
+    ``parts`` holds the numbered parts the paper has (``"Table S14" -> "Table S14: Evaluation
+    impact"``: a reference and the seed text that shows it exists, a caption or a heading), which
+    ``xref`` relations resolve the paper's cross-references against.
     """
 
     path: str
@@ -53,6 +57,7 @@ class Transcription:
     not_transcribed: Tuple[Mapping[str, Any], ...]
     words: Mapping[str, str]
     lists: Mapping[str, Tuple[str, ...]]
+    parts: Mapping[str, str]
 
 
 class _Reader:
@@ -212,6 +217,20 @@ def _load_prose(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Print
         values[vid] = parse_printed(item.get("s"), vid, item.get("kind"), reader.path)
 
 
+def _load_parts(reader: _Reader, doc: Mapping[str, Any]) -> Dict[str, str]:
+    parts: Dict[str, str] = {}
+    for index, raw in enumerate(reader.items(doc, "parts")):
+        where = f"parts[{index}]"
+        item = reader.obj(raw, where, "part")
+        ref = reader.text(item, "ref", where)
+        anchor = reader.text(item, "anchor", f"part {ref}")
+        reader.text(item, "note", f"part {ref}", required=False)
+        if ref in parts:
+            raise reader.fail("", f"duplicate part {ref!r}")
+        parts[ref] = anchor
+    return parts
+
+
 def load_transcription(path: PathLike) -> Transcription:
     """Read and validate a transcription file (see ``claims/papers/README.md``)."""
     return transcription_from_document(read_json(path), path)
@@ -233,6 +252,7 @@ def transcription_from_document(doc: Any, path: PathLike) -> Transcription:
     lists: Dict[str, Tuple[str, ...]] = {}
     tables = _load_tables(reader, doc, values, words, lists)
     _load_prose(reader, doc, values)
+    parts = _load_parts(reader, doc)
     relations = doc.get("relations", [])
     if not isinstance(relations, list):
         raise InputError(path, "relations must be a list")
@@ -247,4 +267,4 @@ def transcription_from_document(doc: Any, path: PathLike) -> Transcription:
     for index, entry in enumerate(not_transcribed):
         reader.obj(entry, f"not_transcribed[{index}]", "not_transcribed")
     return Transcription(str(path), doc["paper"], doc["seed"], values, tables, tuple(relations),
-                         tuple(release_map), tuple(not_transcribed), words, lists)
+                         tuple(release_map), tuple(not_transcribed), words, lists, parts)
