@@ -162,6 +162,7 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
             col_ids.append(cid)
             col_kind[cid] = col.get("kind", table.get("kind"))
         row_ids: List[str] = []
+        groups: Dict[str, str] = {}
         for r_index, raw_row in enumerate(reader.items(table, "rows", where)):
             row = reader.obj(raw_row, f"{where} rows[{r_index}]", "row")
             rid = reader.ident(row, f"{where} rows[{r_index}]", f"table {tid} row")
@@ -172,6 +173,9 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
             if not isinstance(row.get("label"), str):
                 raise reader.fail(rwhere, "missing printed label")
             _check_kind(reader, row.get("kind"), rwhere)
+            group = reader.text(row, "group", rwhere, required=False)
+            if group is not None:
+                groups[rid] = group
             cells = reader.obj(row.get("cells", {}), f"{rwhere} cells")
             for cid, raw in cells.items():
                 if cid not in col_kind:
@@ -197,7 +201,7 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
         caption = table.get("caption", "")
         if not isinstance(caption, str):
             raise reader.fail(f"{where} caption", f"must be a string, got {_type(caption)}")
-        tables[tid] = {"columns": col_ids, "rows": row_ids, "caption": caption}
+        tables[tid] = {"columns": col_ids, "rows": row_ids, "caption": caption, "groups": groups}
     return tables
 
 

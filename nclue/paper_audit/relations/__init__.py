@@ -63,7 +63,7 @@ FIELDS: Dict[str, Tuple[str, ...]] = {
     "bound": ("bound", "op", "over"),
     "sign": ("values", "word", "printed"),
     "design": ("planned", "reported", "op"),
-    "superiority": ("table", "over", "better", "worse", "op", "gap", "exclude"),
+    "superiority": ("table", "over", "better", "worse", "columns", "op", "gap", "exclude"),
     "distinct": ("distinct", "parts", "partition", "memberships"),
     "joint_counts": ("n", "counts", "sums", "rates", "checks"),
     "xref": ("context", "refs"),

@@ -11,9 +11,13 @@ must be excluded too.
 
 Fields:
 
-- ``table``: the table; ``over``: ``"rows"`` (default) or ``"columns"``;
-- ``better``, ``worse``: two column ids compared in every row (``over: rows``) or two row ids
-  compared in every column (``over: columns``);
+- ``table``: the table; ``over``: ``"rows"`` (default), ``"columns"`` or ``"groups"``;
+- ``better``, ``worse``: two column ids compared in every row (``over: rows``), two row ids
+  compared in every column (``over: columns``), or, with ``over: groups``, two row-id suffixes
+  compared in every group of rows (the rows' printed ``group``, e.g. a backbone: ``spin`` and
+  ``llm`` pick ``mm_spin`` and ``mm_llm`` in group MM-Embed) at each of the listed ``columns``;
+  a group without one of the two rows must be excluded by name. ``worse`` may be a constant
+  ("lowers Gold-NDCG for every model": ``"worse": 0``, ``"op": "<"``);
 - ``op``: how ``better`` relates to ``worse`` (``>`` default; ``<`` for "lower is better");
 - ``gap`` (optional): a claim about ``better - worse`` in every row: ``{"op": ">=", "value": E}``
   ("at least 27.8 points"), or ``{"between": [LO, HI]}`` ("by 6.8–7.3 points": every gap inside
@@ -31,7 +35,7 @@ from ..evaluator import EXACT, Evaluator, compare_verdict, equal_verdict, is_com
 from ..printed import fmt
 from .base import Context, Result, inputs
 
-OVER = ("rows", "columns")
+OVER = ("rows", "columns", "groups")
 
 
 def _exclusions(rel: Mapping[str, Any], ctx: Context, known: List[str]) -> Dict[str, str]:
@@ -42,35 +46,86 @@ def _exclusions(rel: Mapping[str, Any], ctx: Context, known: List[str]) -> Dict[
     return dict(raw)
 
 
-def _pairs(rel: Mapping[str, Any], ctx: Context) -> Tuple[List[Tuple[str, str, str]], Dict[str, str]]:
-    """(label, better value id, worse value id) for every row (column) not excluded."""
+def _is_constant(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _group_pairs(rel: Mapping[str, Any], ctx: Context, table: Mapping[str, Any], tid: str,
+                 better: str, worse: Any) -> Tuple[List[Tuple[str, Any, Any]], Dict[str, str]]:
+    """Per group of rows (a backbone) and listed column: the row ending in ``_<better>`` against
+    the row ending in ``_<worse>``."""
+    columns = rel.get("columns")
+    if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
+        raise ctx.error(rel, "over groups needs columns: the column ids compared in every group")
+    ctx.ids_of(rel, "columns", columns, table["columns"])
+    names: List[str] = []
+    for rid in table["rows"]:
+        group = table["groups"].get(rid)
+        if group is not None and group not in names:
+            names.append(group)
+    if not names:
+        raise ctx.error(rel, f"table {tid} has no row groups")
+    excluded = _exclusions(rel, ctx, names)
+    pairs = []
+    for group in names:
+        if group in excluded:
+            continue
+        members = [r for r in table["rows"] if table["groups"].get(r) == group]
+        found = {}
+        for role, suffix in (("better", better), ("worse", worse)):
+            if _is_constant(suffix):
+                continue
+            hits = [r for r in members if r.endswith("_" + suffix)]
+            if len(hits) != 1:
+                raise ctx.error(rel, f"group {group!r} has {len(hits)} rows ending in _{suffix} "
+                                     "(exclude it, with the reason)")
+            found[role] = hits[0]
+        for column in columns:
+            b = f"{tid}.{found['better']}.{column}"
+            w = worse if _is_constant(worse) else f"{tid}.{found['worse']}.{column}"
+            pairs.append((f"{group}:{column}", b, w))
+    return pairs, excluded
+
+
+def _pairs(rel: Mapping[str, Any], ctx: Context) -> Tuple[List[Tuple[str, Any, Any]], Dict[str, str]]:
+    """(label, better value id, worse value id or constant) for every row, column or group not
+    excluded."""
     tid = rel.get("table")
     table = ctx.table(rel, "table")
     over = rel.get("over", "rows")
     if over not in OVER:
-        raise ctx.error(rel, "over must be 'rows' or 'columns'")
+        raise ctx.error(rel, "over must be 'rows', 'columns' or 'groups'")
     better, worse = rel.get("better"), rel.get("worse")
-    other = "columns" if over == "rows" else "rows"
-    for name, ident in (("better", better), ("worse", worse)):
-        if not isinstance(ident, str):
-            raise ctx.error(rel, f"{name} must name one of the table's {other}")
-    ctx.ids_of(rel, f"better/worse ({other} of {tid})", [better, worse], table[other])
+    other = {"rows": "columns", "columns": "rows", "groups": "row suffixes"}[over]
+    if not isinstance(better, str) or not better:
+        raise ctx.error(rel, f"better must name one of the table's {other}")
+    if not (isinstance(worse, str) and worse) and not _is_constant(worse):
+        raise ctx.error(rel, f"worse must name one of the table's {other}, or be a constant")
     if better == worse:
         raise ctx.error(rel, "better and worse must differ")
-    excluded = _exclusions(rel, ctx, table[over])
-    pairs = []
-    for ident in table[over]:
-        if ident in excluded:
-            continue
-        if over == "rows":
-            b, w = f"{tid}.{ident}.{better}", f"{tid}.{ident}.{worse}"
-        else:
-            b, w = f"{tid}.{better}.{ident}", f"{tid}.{worse}.{ident}"
-        missing = [v for v in (b, w) if v not in ctx.values]
+    if over == "groups":
+        pairs, excluded = _group_pairs(rel, ctx, table, tid, better, worse)
+    else:
+        if "columns" in rel:
+            raise ctx.error(rel, "columns is only for over: groups")
+        named = [x for x in (better, worse) if isinstance(x, str)]
+        ctx.ids_of(rel, f"better/worse ({other} of {tid})", named, table[other])
+        excluded = _exclusions(rel, ctx, table[over])
+        pairs = []
+        for ident in table[over]:
+            if ident in excluded:
+                continue
+            if over == "rows":
+                b = f"{tid}.{ident}.{better}"
+                w = worse if _is_constant(worse) else f"{tid}.{ident}.{worse}"
+            else:
+                b = f"{tid}.{better}.{ident}"
+                w = worse if _is_constant(worse) else f"{tid}.{worse}.{ident}"
+            pairs.append((ident, b, w))
+    for label, b, w in pairs:
+        missing = [v for v in (b, w) if isinstance(v, str) and v not in ctx.values]
         if missing:
-            raise ctx.error(rel, f"{over[:-1]} {ident!r} has no printed {missing[0]} "
-                                 "(exclude it, with the reason)")
-        pairs.append((ident, b, w))
+            raise ctx.error(rel, f"{label!r} has no printed {missing[0]} (exclude it, with the reason)")
     if not pairs:
         raise ctx.error(rel, f"every {over[:-1]} of {tid} is excluded")
     return pairs, excluded
@@ -92,7 +147,7 @@ def evaluate_superiority(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) ->
     diffs = []
     for label, b, w in pairs:
         better, worse = ev(b), ev(w)
-        refs += [b, w]
+        refs += [x for x in (b, w) if isinstance(x, str)]
         checks = [(f"{fmt(better.point)} {op} {fmt(worse.point)}", compare_verdict(better, op, worse))]
         if gap is not None:
             diff = ev({"sub": [b, w]})
