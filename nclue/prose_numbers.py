@@ -161,8 +161,23 @@ def numbers_in(text: str) -> List[str]:
     """The numbers printed in ``text`` (the module's rule of what a number is), normalised (see
     :func:`_normalised`), in order; labels and ordinals are numbers here, :func:`check_text`
     decides which of them need no marker."""
-    masked = _masked(text)
-    return [_normalised(m.group(0)) for m in _NUMBER.finditer(masked)]
+    return [_normalised(m.group(0)) for m in _tokens(_masked(text))]
+
+
+def _tokens(masked: str) -> List["re.Match[str]"]:
+    """The number tokens of masked text: :data:`_NUMBER` matches that are not the tail of a
+    compound name joined by hyphens (``top-10``, ``audit-2027-01``, ``Qwen3-VL-2``)."""
+    out = []
+    for m in _NUMBER.finditer(masked):
+        start = m.start()
+        if start > 0 and masked[start - 1] == "-":
+            j = start - 1
+            while j > 0 and (masked[j - 1].isalnum() or masked[j - 1] in "_-."):
+                j -= 1
+            if any(c.isalpha() for c in masked[j:start - 1]):
+                continue
+        out.append(m)
+    return out
 
 
 def _masked(text: str) -> str:
@@ -214,7 +229,7 @@ def _numbers(text: str, masked: str) -> List[Number]:
     (``10-300`` is a range, ``−36.0`` a signed number), markers in between being invisible."""
     comments = [(m.start(), m.end()) for m in _COMMENT.finditer(text)]
     found = []
-    for m in _NUMBER.finditer(masked):
+    for m in _tokens(masked):
         start = m.start()
         sign = None
         if start > 0 and text[start - 1] in _SIGNS:
