@@ -54,6 +54,7 @@ The older loose fence (``numbers-from``), which accepted a number printed anywhe
 refused.
 """
 
+import bisect
 import json
 import re
 from dataclasses import dataclass
@@ -368,12 +369,15 @@ def _markers(text: str, where: str, problems: List[str]) -> Tuple[List[Tuple[int
     bindings: List[Tuple[int, int, str]] = []
     regions: List[Region] = []
     open_region: Optional[Tuple[int, str, str, int]] = None
-    code = _code_spans(text)
+    code = sorted(_code_spans(text))
+    code_starts = [a for a, _ in code]
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     for m in _COMMENT.finditer(text):
-        if any(a <= m.start() < b for a, b in code):
+        inside = bisect.bisect_right(code_starts, m.start()) - 1
+        if inside >= 0 and code[inside][0] <= m.start() < code[inside][1]:
             continue  # an example inside a code block or a code span
         body = m.group(1)
-        line = _line(text, m.start())
+        line = bisect.bisect_right(line_starts, m.start())
         stripped = body.strip()
         if stripped.startswith("="):
             bindings.append((m.start(), m.end(), stripped[1:].strip()))
@@ -436,8 +440,10 @@ def _fences(text: str) -> List[Tuple[int, int]]:
     return spans
 
 
-def check_text(root: Path, relative: str, text: str) -> Tuple[int, List[str]]:
-    """(bound numbers checked, problems) for prose ``text`` shown as file ``relative``.
+def check_text(root: Path, relative: str, text: str,
+               values: Optional["_Values"] = None) -> Tuple[int, List[str]]:
+    """(bound numbers checked, problems) for prose ``text`` shown as file ``relative``;
+    ``values`` (:func:`value_cache`) shares the claims and JSON files read between calls.
 
     A failed check reads ``FILE:LINE: 79.3 is not printed by v1/scorecard/.../gold_hit@10,
     which prints 79.1``; an unbound number ``FILE:LINE: 42 is bound to nothing ...``.
@@ -447,12 +453,20 @@ def check_text(root: Path, relative: str, text: str) -> Tuple[int, List[str]]:
     masked = _masked(text)
     numbers = _numbers(text, masked)
     unchecked = _unchecked(text, masked, numbers)
-    values = _Values(Path(root))
+    if values is None:
+        values = _Values(Path(root))
     bound: Dict[int, Tuple[str, str]] = {}  # number index -> (key or exclusion, marker line)
+    ends = [n.end for n in numbers]
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_of(pos: int) -> int:
+        return bisect.bisect_right(line_starts, pos)
+
     for start, _, key in bindings:
-        line = _line(text, start)
-        candidates = [i for i, n in enumerate(numbers) if n.end <= start and
-                      _GAP.match(text[n.end:start])]
+        line = line_of(start)
+        # the marker binds the last number before it, when only closers lie between them
+        last = bisect.bisect_right(ends, start) - 1
+        candidates = [last] if last >= 0 and _GAP.match(text[numbers[last].end:start]) else []
         if not candidates:
             problems.append(f"{relative}:{line}: marker <!--={key}--> follows no number "
                             "(put it right after the number it binds)")
@@ -466,7 +480,7 @@ def check_text(root: Path, relative: str, text: str) -> Tuple[int, List[str]]:
         bound[index] = (key if key in EXCLUSIONS else _resolve_key(key, base), key)
     checked = 0
     for index, number in enumerate(numbers):
-        line = _line(text, number.start)
+        line = line_of(number.start)
         shown = f"{number.sign or ''}{number.text}"
         if index in bound:
             key, written = bound[index]
@@ -495,6 +509,12 @@ def check_text(root: Path, relative: str, text: str) -> Tuple[int, List[str]]:
                             "<!--=fixed--> or <!--=measured--> after it, or put it in a "
                             "'numbers: fixed' / 'numbers: measured' region; docs/CONVENTIONS.md)")
     return checked, problems
+
+
+def value_cache(root: Path) -> "_Values":
+    """A cache of the claims and JSON files keys name, for several :func:`check_text` calls on
+    one unchanged repository."""
+    return _Values(Path(root))
 
 
 def _region_at(regions: Sequence[Region], pos: int) -> Optional[Region]:
