@@ -65,7 +65,8 @@ def add_parser(subparsers) -> None:
                              "markdown or latex (the N-run table), json")
     parser.add_argument("--json", action="store_true",
                         help="same as --format json: with two runs one object with delta, ci_lo, "
-                             "ci_hi, se_lo, se_hi (their Monte Carlo SE), p, families (points, unrounded) and the settings used")
+                             "ci_hi, se_lo, se_hi (their Monte Carlo SE), p, families (points, "
+                             "unrounded) and the settings used")
     parser.set_defaults(func=run_compare)
 
 
