@@ -8,9 +8,13 @@ redraws the replicates under seeds 1..S (seed 11, the shipped one, among them), 
 sample SD of the bound over the S seeds (the empirical MC SE), and compares it with several
 estimators computed from one seed's sorted replicates:
 
-* ``normal_scale`` (the one the reports use): the asymptotic SE of a sample quantile,
+* ``normal_scale`` (the one the reports use; the script checks that
+  :func:`nclue.inference.montecarlo.quantile_se` returns it on every bound and seed): the
+  asymptotic SE of a sample quantile,
   ``sqrt(q (1 - q) / B) / f(x_q)``, with the density at the bound estimated from a normal of the
   replicates' SD: ``f(x_q) = phi(z_q) / s``;
+* ``tail_scale``: the same with ``s = (median - x_q) / |z_q|`` (a normal fitted to the median
+  and the bound, for skewed replicates);
 * ``binomial``: the previous estimator, half the distance between the type-7 quantiles at
   ``q -/+ sqrt(q (1 - q) / B)`` (two order statistics about 10 apart at B = 1,000, q = .025);
 * ``maritz_jarrett``: the Maritz-Jarrett SE (Beta-weighted second moment of the order statistics
@@ -28,7 +32,8 @@ estimator over the seeds divided by the empirical SD, and the 5th-95th percentil
 per-seed ratios. With S seeds the empirical SD itself has a relative SE of about
 1 / sqrt(2 (S - 1)) (7% at S = 100).
 
-Job: ``python bench/mc_error_check.py [--seeds 100] [--out bench/results/mc_error_v1.json]``;
+Job: ``python bench/mc_error_check.py --seeds 100 --out bench/results/mc_error_v1.json
+--table bench/results/mc_error_v1.md``;
 standard library only, one process; about 10 minutes on the shared 2-core machine at 100 seeds
 (the judged-membership crossed weights dominate). It is not run by the tests or CI.
 """
@@ -150,7 +155,7 @@ def se_batch_means(unsorted, q):
     return statistics.stdev(values) / math.sqrt(BATCHES)
 
 
-ESTIMATORS = ("normal_scale", "tail_scale", "binomial", "maritz_jarrett", "batch_means", "shipped")
+ESTIMATORS = ("normal_scale", "tail_scale", "binomial", "maritz_jarrett", "batch_means")
 
 
 def estimates(unsorted, q):
@@ -158,8 +163,7 @@ def estimates(unsorted, q):
     return {"normal_scale": se_normal_scale(stats, q), "tail_scale": se_tail_scale(stats, q),
             "binomial": se_binomial(stats, q),
             "maritz_jarrett": se_maritz_jarrett(stats, q),
-            "batch_means": se_batch_means(unsorted, q),
-            "shipped": montecarlo.quantile_se(stats, q)}
+            "batch_means": se_batch_means(unsorted, q)}
 
 
 # ------------------------------------------------------------------------------------------
@@ -193,13 +197,41 @@ def crossed_stats(weights, diff):
             for idx, ws in weights.replicates]
 
 
+def markdown(result):
+    """The check's table: per bound, the empirical SD and each estimator's ratio to it."""
+    lines = [f"# Monte Carlo SE of bootstrap bounds against {result['seeds']} seeds "
+             f"({result['release']}, B = {result['replicates']})", "",
+             "Written by `bench/mc_error_check.py` (its docstring states the sample and the job). "
+             "Empirical SD: the sample SD of the bound over the seeds (points; relative SE about "
+             f"{100 * result['empirical_sd_relative_se']:.0f}%). Ratio: estimator / empirical SD, "
+             "at seed 11 (what the report prints) / mean of the estimator over the seeds. "
+             "The reports use `normal_scale`.", "",
+             "| bound | level | empirical SD | " + " | ".join(ESTIMATORS) + " |",
+             "| --- | --- | --- | " + " | ".join("---" for _ in ESTIMATORS) + " |"]
+    for r in result["bounds"]:
+        lines.append(f"| {r['bound']} | {r['level']:g} | {r['empirical_sd_points']:.4f} | "
+                     + " | ".join(f"{r[e]['ratio_at_seed_11']:.2f} / {r[e]['ratio_of_mean']:.2f}"
+                                  for e in ESTIMATORS) + " |")
+    lines += ["", "| estimator | ratio at seed 11 (min - max) | inside [0.8, 1.25] at seed 11 | "
+                  "ratio of mean (min - max) | per-seed ratios, 5th - 95th percentile |",
+              "| --- | --- | --- | --- | --- |"]
+    for e in ESTIMATORS:
+        s = result["summary"][e]
+        lines.append(f"| {e} | {s['ratio_at_seed_11_min']:.2f} - {s['ratio_at_seed_11_max']:.2f} | "
+                     f"{s['inside_0.8_1.25_at_seed_11']} / {s['bounds']} | "
+                     f"{s['ratio_of_mean_min']:.2f} - {s['ratio_of_mean_max']:.2f} | "
+                     f"{s['per_seed_p05_min']:.2f} - {s['per_seed_p95_max']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--release", default="data/v1")
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--only", action="append", default=None, help="sample item names")
-    parser.add_argument("--out", default=None)
+    parser.add_argument("--out", default=None, help="JSON results")
+    parser.add_argument("--table", default=None, help="Markdown table of the results")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     ctx = ReleaseContext(args.release)
@@ -248,11 +280,11 @@ def main(argv=None):
                 entry["values"].append(percentile(stats, q))
                 entry["seeds"].append(seed)
                 # the upper tail: mirror so that each estimator sees a lower-tail quantile
-                if q > 0.5:
-                    est = estimates([-x for x in unsorted], 1 - q)
-                    est["shipped"] = montecarlo.quantile_se(stats, q)
-                else:
-                    est = estimates(unsorted, q)
+                est = estimates([-x for x in unsorted], 1 - q) if q > 0.5 else estimates(unsorted, q)
+                shipped = montecarlo.quantile_se(stats, q)  # what the reports print
+                if not math.isclose(shipped, est["normal_scale"], rel_tol=1e-9, abs_tol=1e-15):
+                    raise SystemExit(f"{name}:{side} seed {seed}: quantile_se {shipped!r} is not "
+                                     f"the normal-scale estimate {est['normal_scale']!r}")
                 for e in ESTIMATORS:
                     entry["est"][e].append(est[e])
         print(f"seed {seed}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
@@ -280,8 +312,12 @@ def main(argv=None):
                       "ratio_of_mean_min": min(mean), "ratio_of_mean_max": max(mean),
                       "inside_0.8_1.25_at_seed_11": sum(0.8 <= x <= 1.25 for x in at11),
                       "inside_0.8_1.25_of_mean": sum(0.8 <= x <= 1.25 for x in mean),
+                      "per_seed_p05_min": min(r[e]["ratio_p05"] for r in rows),
+                      "per_seed_p95_max": max(r[e]["ratio_p95"] for r in rows),
                       "bounds": len(rows)}
     result = {"release": os.path.basename(os.path.normpath(args.release)),
+              "reports_use": "normal_scale (nclue.inference.montecarlo.quantile_se, checked equal "
+                             "on every bound and seed)",
               "replicates": args.replicates, "seeds": f"1..{args.seeds}" + ("" if args.seeds >= 11 else " and 11"),
               "seconds": round(time.perf_counter() - started, 1),
               "empirical_sd_relative_se": 1 / math.sqrt(2 * (len(seeds) - 1)),
@@ -290,6 +326,9 @@ def main(argv=None):
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
             handle.write(text)
+    if args.table:
+        with open(args.table, "w", encoding="utf-8") as handle:
+            handle.write(markdown(result))
     for r in rows:
         print(f"{r['bound']:32s} sd {r['empirical_sd_points']:.4f} "
               + " ".join(f"{e[:6]} {r[e]['ratio_at_seed_11']:.2f}/{r[e]['ratio_of_mean']:.2f}"
