@@ -218,7 +218,7 @@ def markdown(result):
     for e in ESTIMATORS:
         s = result["summary"][e]
         lines.append(f"| {e} | {s['ratio_at_seed_11_min']:.2f} - {s['ratio_at_seed_11_max']:.2f} | "
-                     f"{s['inside_0.8_1.25_at_seed_11']} / {s['bounds']} | "
+                     f"{s['inside_at_seed_11']} / {s['bounds']} | "
                      f"{s['ratio_of_mean_min']:.2f} - {s['ratio_of_mean_max']:.2f} | "
                      f"{s['per_seed_p05_min']:.2f} - {s['per_seed_p95_max']:.2f} |")
     return "\n".join(lines) + "\n"
@@ -310,8 +310,8 @@ def main(argv=None):
         mean = [r[e]["ratio_of_mean"] for r in rows]
         summary[e] = {"ratio_at_seed_11_min": min(at11), "ratio_at_seed_11_max": max(at11),
                       "ratio_of_mean_min": min(mean), "ratio_of_mean_max": max(mean),
-                      "inside_0.8_1.25_at_seed_11": sum(0.8 <= x <= 1.25 for x in at11),
-                      "inside_0.8_1.25_of_mean": sum(0.8 <= x <= 1.25 for x in mean),
+                      "inside_at_seed_11": sum(0.8 <= x <= 1.25 for x in at11),
+                      "inside_of_mean": sum(0.8 <= x <= 1.25 for x in mean),
                       "per_seed_p05_min": min(r[e]["ratio_p05"] for r in rows),
                       "per_seed_p95_max": max(r[e]["ratio_p95"] for r in rows),
                       "bounds": len(rows)}

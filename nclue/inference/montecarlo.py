@@ -13,10 +13,11 @@ estimated from a normal with their standard deviation ``s``: ``f(x_q) = phi(z_q)
 
 (``normal scale``; 0.0845 s at B = 1,000 and q = .025 or .975, 0.0668 s at q = .05 or .95). It
 uses every replicate, so it barely varies between seeds; estimators that read the density from a
-few order statistics near the bound (the binomial order-statistic spacing, Maritz-Jarrett,
-batch means) vary by 30-50% between seeds at B = 1,000. Checked against the real spread of the
-same bounds over 100 seeds (``bench/mc_error_check.py``, ``bench/results/mc_error_v1.json``,
-docs/inference.md "Monte Carlo error").
+few order statistics near the bound (the binomial order-statistic spacing used before,
+Maritz-Jarrett, batch means) are right on average, but one seed's value is off by up to a factor
+of about 1.7 at B = 1,000. Checked against the real spread of 30 report bounds over 100 seeds
+(``bench/mc_error_check.py``, ``bench/results/mc_error_v1.md``; docs/inference.md, "Monte Carlo
+error of a bound, and the bound that decides").
 
 A verdict depends on one bound: the bound nearest a point where the verdict would change (0 for
 a directional verdict on the 95% interval; -m and +m for an equivalence verdict on the 90%
