@@ -58,8 +58,10 @@ from nclue.inference.sensitivity import crossed_weights  # noqa: E402
 NORMAL = statistics.NormalDist()
 BATCHES = 10
 
-#: (name, kind, base, variant, measure, level); kind: paired, single, quartile_gap, crossed_gold,
-#: crossed_judged. The level is that of the printed interval (0.90: TOST rows).
+#: (name, kind, base, variant, measure, level[, replicates]); kind: paired, single, quartile_gap,
+#: crossed_gold, crossed_judged. The level is that of the printed interval (0.90: TOST rows);
+#: replicates default to --replicates (the report's 1,000); two bounds use 200 (the regression
+#: tables' refits, too costly to redraw 100 times themselves).
 SAMPLE = (
     ("fusion_adds_to_lexical", "paired", "bm25_and.clean", "rrf_bm25_and+minilm_joint_top3.clean",
      "nclue_score@10", 0.95),
@@ -88,6 +90,10 @@ SAMPLE = (
      "minilm_cond_hmean_best.clean", "nclue_score@10", 0.95),
     ("crossed_judged_fusion", "crossed_judged", "bm25_and.clean",
      "rrf_bm25_and+splade_cond_hmean_best.clean", "nclue_score@10", 0.95),
+    ("fusion_adds_to_lexical_b200", "paired", "bm25_and.clean",
+     "rrf_bm25_and+minilm_joint_top3.clean", "nclue_score@10", 0.95, 200),
+    ("tost_random_m5_b200", "paired", "minilm_joint_best.natural", "spin_random_m5_l3.natural",
+     "hc@10", 0.90, 200),
 )
 
 
@@ -200,16 +206,19 @@ def crossed_stats(weights, diff):
 def markdown(result):
     """The check's table: per bound, the empirical SD and each estimator's ratio to it."""
     lines = [f"# Monte Carlo SE of bootstrap bounds against {result['seeds']} seeds "
-             f"({result['release']}, B = {result['replicates']})", "",
+             f"({result['release']}, B = {result['replicates']} unless the B column says "
+             "otherwise)", "",
              "Written by `bench/mc_error_check.py` (its docstring states the sample and the job). "
              "Empirical SD: the sample SD of the bound over the seeds (points; relative SE about "
              f"{100 * result['empirical_sd_relative_se']:.0f}%). Ratio: estimator / empirical SD, "
              "at seed 11 (what the report prints) / mean of the estimator over the seeds. "
-             "The reports use `normal_scale`.", "",
-             "| bound | level | empirical SD | " + " | ".join(ESTIMATORS) + " |",
-             "| --- | --- | --- | " + " | ".join("---" for _ in ESTIMATORS) + " |"]
+             "The reports use `normal_scale` (0 on a bound that sits on an atom of the replicates: "
+             f"{sum(r['seeds_on_an_atom'] for r in result['bounds'])} bound-seeds here).", "",
+             "| bound | level | B | empirical SD | " + " | ".join(ESTIMATORS) + " |",
+             "| --- | --- | --- | --- | " + " | ".join("---" for _ in ESTIMATORS) + " |"]
     for r in result["bounds"]:
-        lines.append(f"| {r['bound']} | {r['level']:g} | {r['empirical_sd_points']:.4f} | "
+        lines.append(f"| {r['bound']} | {r['level']:g} | {r['replicates']} | "
+                     f"{r['empirical_sd_points']:.4f} | "
                      + " | ".join(f"{r[e]['ratio_at_seed_11']:.2f} / {r[e]['ratio_of_mean']:.2f}"
                                   for e in ESTIMATORS) + " |")
     lines += ["", "| estimator | ratio at seed 11 (min - max) | inside [0.8, 1.25] at seed 11 | "
@@ -237,7 +246,7 @@ def main(argv=None):
     ctx = ReleaseContext(args.release)
     sample = [s for s in SAMPLE if args.only is None or s[0] in args.only]
     inputs = {}
-    for name, kind, base, variant, measure, level in sample:
+    for name, kind, base, variant, measure, level, *_ in sample:
         m = ctx.registry.parse(measure)
         v = ctx.vector(variant, m)
         diff = dict(v) if base is None else _paired(ctx.vector(base, m), v)
@@ -253,7 +262,8 @@ def main(argv=None):
     for seed in seeds:
         t0 = time.perf_counter()
         resamplers, crossed = {}, {}
-        for name, kind, base, variant, measure, level in sample:
+        for name, kind, base, variant, measure, level, *more in sample:
+            replicates = more[0] if more else args.replicates
             diff = inputs[name]
             key = frozenset(diff)
             if kind.startswith("crossed"):
@@ -261,20 +271,21 @@ def main(argv=None):
                 ck = (kind, key)
                 if ck not in crossed:
                     crossed[ck] = crossed_weights(diff.keys(), members,
-                                                  replicates=args.replicates, seed=seed)
+                                                  replicates=replicates, seed=seed)
                 unsorted = crossed_stats(crossed[ck], diff)
             else:
                 if key not in resamplers:
                     resamplers[key] = Resampler(diff.keys(), ctx.families, seed=seed)
                 rs = resamplers[key]
                 if kind == "quartile_gap":
-                    unsorted = quartile_stats(rs, diff, dispersions, args.replicates)
+                    unsorted = quartile_stats(rs, diff, dispersions, replicates)
                 else:
-                    unsorted = paired_stats(rs, diff, args.replicates)
+                    unsorted = paired_stats(rs, diff, replicates)
             stats = sorted(unsorted)
             alpha = (1 - level) / 2
             for side, q in (("lo", alpha), ("hi", 1 - alpha)):
                 entry = bounds.setdefault((name, side), {"q": q, "kind": kind, "level": level,
+                                                         "replicates": replicates, "atoms": 0,
                                                          "values": [], "seeds": [],
                                                          "est": {e: [] for e in ESTIMATORS}})
                 entry["values"].append(percentile(stats, q))
@@ -282,7 +293,9 @@ def main(argv=None):
                 # the upper tail: mirror so that each estimator sees a lower-tail quantile
                 est = estimates([-x for x in unsorted], 1 - q) if q > 0.5 else estimates(unsorted, q)
                 shipped = montecarlo.quantile_se(stats, q)  # what the reports print
-                if not math.isclose(shipped, est["normal_scale"], rel_tol=1e-9, abs_tol=1e-15):
+                if shipped == 0.0 and est["normal_scale"] > 0:  # the bound sits on an atom
+                    entry["atoms"] += 1
+                elif not math.isclose(shipped, est["normal_scale"], rel_tol=1e-9, abs_tol=1e-15):
                     raise SystemExit(f"{name}:{side} seed {seed}: quantile_se {shipped!r} is not "
                                      f"the normal-scale estimate {est['normal_scale']!r}")
                 for e in ESTIMATORS:
@@ -293,7 +306,8 @@ def main(argv=None):
         sd = statistics.stdev(entry["values"])
         shipped_at = entry["seeds"].index(11)
         row = {"bound": f"{name}:{side}", "kind": entry["kind"], "level": entry["level"],
-               "q": entry["q"], "seeds": len(entry["values"]),
+               "q": entry["q"], "seeds": len(entry["values"]), "replicates": entry["replicates"],
+               "seeds_on_an_atom": entry["atoms"],
                "bound_at_seed_11_points": 100 * entry["values"][shipped_at],
                "empirical_sd_points": 100 * sd}
         for e in ESTIMATORS:

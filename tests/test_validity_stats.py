@@ -3,6 +3,7 @@ hand-worked values and closed forms (never against the code's own output)."""
 
 import math
 import random
+import statistics
 import unittest
 
 from nclue import inference as inf
@@ -141,6 +142,15 @@ class MonteCarloError(unittest.TestCase):
         self.assertAlmostEqual(quantile_se(grid, 0.05) / s, 0.06682, places=5)
         self.assertAlmostEqual(quantile_se(grid, 0.975), quantile_se(grid, 0.025))
         self.assertEqual(quantile_se([2.0] * 10, 0.025), 0.0)   # every replicate equal
+        # an atom: at B = 1,000 and q = .025, 3 binomial SDs are 3 sqrt(.025 .975 / 1000) =
+        # .0148, so the quantiles at .0102 and .0398 (order statistics 10.2 and 39.8 of 0..999)
+        # decide. 60 replicates at 0: both are 0 -> the bound is 0 at almost any seed, SE 0;
+        # 35 at 0: the upper one is not -> the normal-scale SE
+        atom = [0.0] * 60 + [float(v) for v in range(1, 941)]
+        self.assertEqual(quantile_se(atom, 0.025), 0.0)
+        short = [0.0] * 35 + [float(v) for v in range(1, 966)]
+        self.assertAlmostEqual(quantile_se(short, 0.025),
+                               statistics.stdev(short) * 0.0049371044 / 0.0584450698, places=6)
         with self.assertRaises(NclueError):
             quantile_se(grid, 0.0)
 

@@ -19,6 +19,12 @@ of about 1.7 at B = 1,000. Checked against the real spread of 30 report bounds o
 (``bench/mc_error_check.py``, ``bench/results/mc_error_v1.md``; docs/inference.md, "Monte Carlo
 error of a bound, and the bound that decides").
 
+One exception: when the replicates are discrete and the bound sits on an atom that holds every
+quantile within three binomial SDs of q (the type-7 quantiles at ``q -/+ 3 sqrt(q (1 - q) / B)``
+are equal), the bound is that atom at almost every seed (the number of replicates below the atom
+is binomial, more than 3 SD away from ``q B``), so its SE is 0 (small releases: a bound of exactly
+0 from the 0/1 outcomes of a few families).
+
 A verdict depends on one bound: the bound nearest a point where the verdict would change (0 for
 a directional verdict on the 95% interval; -m and +m for an equivalence verdict on the 90%
 interval, margin m), nearest in its own Monte Carlo SEs (:func:`deciding_bound`). The verdict is
@@ -37,6 +43,8 @@ from .resampling import Resampler, _as_vector, _paired, percentile
 
 Number = Union[int, float]
 _NORMAL = statistics.NormalDist()
+#: A bound is on an atom when every quantile within this many binomial SDs of q is the same value.
+ATOM_REACH = 3.0
 
 
 def p_value_se(p: float, draws: int) -> float:
@@ -57,13 +65,17 @@ def replicate_sd(values: Sequence[float]) -> float:
 
 def quantile_se(sorted_stats: Sequence[float], q: float) -> float:
     """Monte Carlo SE of the type-7 ``q`` quantile of B replicate statistics ``sorted_stats``:
-    ``s sqrt(q (1 - q) / B) / phi(z_q)`` with ``s`` their standard deviation (module docstring).
-    Only the values matter, not their order; 0 when every replicate is equal."""
+    ``s sqrt(q (1 - q) / B) / phi(z_q)`` with ``s`` their standard deviation, or 0 when the bound
+    sits on an atom of the replicates (module docstring). Only the values matter, not their
+    order; 0 when every replicate is equal."""
     b = len(sorted_stats)
     if b < 2:
         raise NclueError("quantile_se: needs at least two replicates")
     if not 0 < q < 1:
         raise NclueError(f"quantile_se: needs 0 < q < 1, got {q!r}")
+    reach = ATOM_REACH * math.sqrt(q * (1.0 - q) / b)
+    if percentile(sorted_stats, max(0.0, q - reach)) == percentile(sorted_stats, min(1.0, q + reach)):
+        return 0.0  # the bound sits on an atom of the replicates (module docstring)
     z = _NORMAL.inv_cdf(q)
     return replicate_sd(sorted_stats) * math.sqrt(q * (1.0 - q) / b) / _NORMAL.pdf(z)
 
