@@ -26,7 +26,8 @@ The sample (data/v1, the shipped report's settings: B = 1,000, seed 11 among the
 percentile 95% bounds of paired family-bootstrap contrasts (findings rows, 0/1 and graded
 measures), one system's family-bootstrap interval (ranked matrix), one quartile-gap interval
 (Multi3IR Table 7 finding), the 90% bounds of the TOST rows (random-vector controls), and the
-crossed query/document intervals over gold and judged memberships (Table S1i). Each bound gives
+crossed query/document intervals over gold and judged memberships (Table S1i); plus one contrast
+and one TOST control at B = 200 (the regression tables' refit count). 34 bounds. Each bound gives
 the ratio estimator / empirical SD at seed 11 (what the report prints), the mean of the
 estimator over the seeds divided by the empirical SD, and the 5th-95th percentile of the
 per-seed ratios. With S seeds the empirical SD itself has a relative SE of about
@@ -34,7 +35,7 @@ per-seed ratios. With S seeds the empirical SD itself has a relative SE of about
 
 Job: ``python bench/mc_error_check.py --seeds 100 --out bench/results/mc_error_v1.json
 --table bench/results/mc_error_v1.md``;
-standard library only, one process; about 10 minutes on the shared 2-core machine at 100 seeds
+standard library only, one process; 11-18 minutes on the shared 2-core machine at 100 seeds
 (the judged-membership crossed weights dominate). It is not run by the tests or CI.
 """
 

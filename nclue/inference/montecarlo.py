@@ -15,7 +15,7 @@ estimated from a normal with their standard deviation ``s``: ``f(x_q) = phi(z_q)
 uses every replicate, so it barely varies between seeds; estimators that read the density from a
 few order statistics near the bound (the binomial order-statistic spacing used before,
 Maritz-Jarrett, batch means) are right on average, but one seed's value is off by up to a factor
-of about 1.7 at B = 1,000. Checked against the real spread of 30 report bounds over 100 seeds
+of about 2 at B = 1,000. Checked against the real spread of 34 report bounds over 100 seeds
 (``bench/mc_error_check.py``, ``bench/results/mc_error_v1.md``; docs/inference.md, "Monte Carlo
 error of a bound, and the bound that decides").
 
