@@ -4,7 +4,9 @@ JSONL run (``runs/<run_id>.jsonl.gz``, gzip with mtime 0): one line per query
 ``{"qid", "docs": [...], "scores": [...]}``, best first, depth up to 100; a page-scored run may add
 ``"pages": {docid: [[page, score], ...]}``.
 
-TREC run: whitespace-separated ``qid Q0 docid rank score tag`` lines. TREC qrels: ``qid 0 docid grade``.
+TREC run: whitespace-separated ``qid Q0 docid rank score tag`` lines. As trec_eval does, text after
+the tag (a seventh field and on, e.g. trec_eval's own ``test/results.trunc``) is ignored, and a
+line with fewer than six fields is refused. TREC qrels: ``qid 0 docid grade``.
 
 Tie rules (a ranking is always re-sorted by descending score, then ties are broken):
 
@@ -196,11 +198,11 @@ def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: 
     for number, raw in lines:
         if not raw.strip():
             continue
-        parts = raw.split()
-        if len(parts) != 6:
+        parts = raw.split(None, 6)  # a 7th part is text after the tag: ignored, as trec_eval
+        if len(parts) < 6:
             raise InputError(path, f"expected 6 columns 'qid Q0 docid rank score tag', "
                                    f"got {len(parts)}", number)
-        qid, _, docid, rank, score, _ = parts
+        qid, _, docid, rank, score = parts[:5]
         try:
             int(rank)
         except ValueError:
@@ -230,7 +232,8 @@ def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: 
 
 def read_trec_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
                   run_id: Optional[str] = None, allow_empty: bool = False) -> Run:
-    """Read a TREC run file (``qid Q0 docid rank score tag``); the rank column is ignored."""
+    """Read a TREC run file (``qid Q0 docid rank score tag``); the rank column and any text after
+    the tag are ignored (as trec_eval does); fewer than six fields is an error."""
     return _parse_trec(iter_lines(path), path, release, ties, run_id, allow_empty)
 
 
