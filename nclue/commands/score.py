@@ -2,12 +2,15 @@
 
 import json
 import sys
+from pathlib import Path
 
 from .. import api
 from ..claims import format_fixed
 from ..measures import DEFAULT_K, REGISTRY, count_key, trec_eval_name
 from ..metrics import evaluate, is_page_scored, outcome_measures, query_facts
-from ..release import load_release, release_notes
+from ..exports import qids_by_topic_number
+from ..layout import ReleaseLayout
+from ..release import load_queries, load_release, release_notes
 from ..runs import TIE_RULES, checked_against, detect_format, load_run
 from ..ties import file_order_warning, tie_decided_queries
 
@@ -27,6 +30,10 @@ def add_parser(subparsers) -> None:
                              "within tied scores)")
     parser.add_argument("--format", choices=("auto", "jsonl", "trec"), default="auto",
                         help="run format (default: detected from the first character)")
+    parser.add_argument("--topic-numbers", action="store_true", dest="topic_numbers",
+                        help="the TREC run's qids are the topic numbers of 'nclue export topics "
+                             "--format trec' (Anserini reads TREC topic numbers as integers): "
+                             "map them back to the release's qids")
     parser.add_argument("--json", action="store_true", help="print one JSON object (unrounded)")
     parser.add_argument("--measures", nargs="+", metavar="MEASURE",
                         help="only these measures: registry names (nclue_score@10, auc, ...; a bare "
@@ -92,6 +99,11 @@ def trec_eval_lines(per_query, names, qids):
     return lines
 
 
+def topic_number_map(release_path) -> dict:
+    """``{topic number: qid}`` of a release, from its queries file alone."""
+    return qids_by_topic_number(load_queries(ReleaseLayout(Path(release_path)).existing_jsonl("queries")))
+
+
 def needs_evidence(run, measures, k: int) -> bool:
     """Whether scoring ``run`` on ``measures`` (None: the default outcome measures) reads the
     release's support pages: the page measures of a page-scored run, and perspective coverage."""
@@ -115,10 +127,11 @@ def run_score(args) -> int:
         if isinstance(trec_names, str):
             print(f"nclue: {trec_names}", file=sys.stderr)
             return 2
-    run = load_run(args.run, None, ties=args.ties, fmt=args.format)
+    qid_map = topic_number_map(args.release) if args.topic_numbers else None
+    run = load_run(args.run, None, ties=args.ties, fmt=args.format, qid_map=qid_map)
     # evidence.jsonl is read only when a measure asked for needs support pages
     release = load_release(args.release, evidence=needs_evidence(run, args.measures, args.k))
-    run = checked_against(run, release, args.run)
+    run = checked_against(run, release, args.run, qid_map)
     facts = query_facts(release)
     decided = tie_decided_queries(facts, run, args.k)  # nclue.ties
     fmt = detect_format(args.run) if args.format == "auto" else args.format
