@@ -22,6 +22,9 @@ from .document import (BulletList, Code, Document, Figure, Heading, Inline, Para
                        TableBlock, spans)
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
+#: tables of this many columns or more are set smaller (class ``wide``), so that a 20-column
+#: table (v1's Table 5 analogue) fits a 1,400 px window without sideways scrolling
+WIDE_COLUMNS = 14
 
 _NUMBER = re.compile(r"^[-+\u2212]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?%?$")
 _FIGURE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -71,6 +74,18 @@ def inline_html(text: Inline) -> str:
         else:
             out.append(f'<a href="{esc(_safe_target(span.target))}">{esc(span.text)}</a>')
     return "".join(out)
+
+
+_BREAK_AFTER = re.compile(r"([_/+]|\.(?=[A-Za-z])|@(?=[A-Za-z0-9]))(?=\S)")
+
+
+def breakable_html(text: str) -> str:
+    """Plain text as HTML with a line-break opportunity (``<wbr/>``) after ``_ / +`` and after
+    ``.``/``@`` before a letter or digit, so that identifiers such as ``nclue_score@10`` or
+    ``bm25_page_max.clean`` in table headers and row labels can wrap instead of widening the
+    table; the characters themselves are unchanged (copying the text gives the same string)."""
+    return "".join(esc(piece) if i % 2 == 0 else esc(piece) + "<wbr/>"
+                   for i, piece in enumerate(_BREAK_AFTER.split(text)) if piece is not None)
 
 
 def _slug(text: str, ids: Set[str]) -> str:
@@ -175,12 +190,16 @@ thead th{background:#e9edf1;vertical-align:bottom;font-weight:600;min-width:3.5e
 tbody th{font-weight:normal;width:14em;overflow-wrap:break-word}
 tbody tr:nth-child(even){background:#f8f9fb}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.table-wrap.wide table{font-size:.75rem}
+.table-wrap.wide th,.table-wrap.wide td{padding:.25em .3em}
+.table-wrap.wide thead th{min-width:2.6em}
+.table-wrap.wide tbody th{width:13em}
 sup{font-size:.75em}
 figure{margin:1.5em 0}
 figure svg{display:block;max-width:100%;height:auto;border:1px solid #d8dde3}
 figcaption{font-size:.92rem;color:#40464d;margin-top:.4em}
 @page{size:A4 landscape;margin:12mm}
-@media print{body{background:#ffffff;font-size:10pt}main{max-width:none;padding:0}nav.toc{display:none}.table-wrap{overflow:visible}table{font-size:7.5pt;width:100%;table-layout:auto;page-break-inside:auto}tr{page-break-inside:avoid}th,td{padding:.15em .25em}thead{display:table-header-group}tbody th{width:16em;overflow-wrap:normal}thead th{min-width:0}figure{page-break-inside:avoid}h2,h3{page-break-after:avoid}a{color:inherit;text-decoration:none}}
+@media print{body{background:#ffffff;font-size:10pt}main{max-width:none;padding:0}nav.toc{display:none}.table-wrap{overflow:visible}table{font-size:7.5pt;width:100%;table-layout:auto;page-break-inside:auto}tr{page-break-inside:avoid}th,td{padding:.15em .25em}thead{display:table-header-group}.table-wrap.wide table{font-size:6.5pt}.table-wrap.wide th,.table-wrap.wide td{padding:.12em .18em}.table-wrap.wide thead th{min-width:0}tbody th{width:16em;overflow-wrap:normal}thead th{min-width:0}figure{page-break-inside:avoid}h2,h3{page-break-after:avoid}a{color:inherit;text-decoration:none}}
 """
 
 
@@ -193,16 +212,17 @@ def _table_html(block: TableBlock, slug: str, out: List[str]) -> None:
     table = block.table
     decimals = table.decimals()
     out.append(f'<h3 id="{slug}">{inline_html(table.title)}</h3>')
-    out.append('<div class="table-wrap">')
+    wide = " wide" if len(table.columns) >= WIDE_COLUMNS else ""
+    out.append(f'<div class="table-wrap{wide}">')
     out.append("<table>")
     out.append("<thead>")
     out.append('<tr><th scope="col"></th>' + "".join(
-        f'<th scope="col">{inline_html(c.header)}</th>' for c in table.columns) + "</tr>")
+        f'<th scope="col">{breakable_html(c.header)}</th>' for c in table.columns) + "</tr>")
     out.append("</thead>")
     if table.rows:
         out.append("<tbody>")
         for row_key, label, values in table.rows:
-            tags = [f'<th scope="row">{inline_html(label)}</th>']
+            tags = [f'<th scope="row">{breakable_html(label)}</th>']
             for column in table.columns:
                 value = values.get(column.key)
                 text = "" if value is None else format_fixed(value, decimals[(table.table_id, row_key, column.key)])
