@@ -13,7 +13,7 @@ from nclue.errors import NclueError
 from nclue.figures import LandscapePoint, PairedEffect, delta_plane_svg, landscape_svg
 from nclue.report.document import (BulletList, Code, Document, Figure, Heading, Link, Paragraph,
                                    Strong, TableBlock, plain)
-from nclue.report.html import check_svg, inline_html, render_html
+from nclue.report.html import WIDE_COLUMNS, breakable_html, check_svg, inline_html, render_html
 from nclue.report.latex import inline_latex
 from nclue.report.markdown import escape_markdown, inline_markdown, render_markdown
 from nclue.table import Column, Table
@@ -130,7 +130,9 @@ class Blocks(unittest.TestCase):
         root = tree(body[body.index('<div class="table-wrap">'):body.index("<p>Points.")])
         table = root.find("div/table")
         header = table.findall("thead/tr/th")
-        self.assertEqual([h.text for h in header], [None, "n-Clue Score@10", "Gold Hit@10"])
+        # header text unchanged; a line-break opportunity after '@' before the cutoff
+        self.assertEqual(["".join(h.itertext()) for h in header], ["", "n-Clue Score@10", "Gold Hit@10"])
+        self.assertEqual([len(h.findall("wbr")) for h in header], [0, 1, 1])
         self.assertEqual([h.get("scope") for h in header], ["col", "col", "col"])
         first, second = (list(r) for r in table.findall("tbody/tr"))
         self.assertEqual([c.tag for c in first], ["th", "td", "td"])
@@ -142,6 +144,15 @@ class Blocks(unittest.TestCase):
         self.assertEqual((second[2].text, second[2].get("class")), (None, None))  # no value
         self.assertIn('<h3 id="sec-scores">Scores</h3>', body)
         self.assertTrue(body.rstrip().endswith("<p>Points.</p>"))
+
+    def test_breakable_headers_and_wide_tables(self):
+        self.assertEqual(breakable_html("Base nclue_score@10 & bm25_page_max.clean k1=0.9"),
+                         "Base nclue_<wbr/>score@<wbr/>10 &amp; bm25_<wbr/>page_<wbr/>max.<wbr/>clean k1=0.9")
+        columns = tuple(Column(f"c{i}", f"C{i}", 1) for i in range(WIDE_COLUMNS))
+        wide = Table("w", "W", columns, (("r", "R", {"c0": 1.0}),))
+        narrow = Table("n", "N", columns[:-1], (("r", "R", {"c0": 1.0}),))
+        self.assertIn('<div class="table-wrap wide">', self.body(Document("D", (TableBlock(wide),))))
+        self.assertIn('<div class="table-wrap">', self.body(Document("D", (TableBlock(narrow),))))
 
     def test_markdown_of_the_same_document(self):
         self.assertEqual(render_markdown(document()),
