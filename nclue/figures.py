@@ -386,8 +386,8 @@ def _legend(title: str, styles: Dict[str, Tuple[str, str]], out: List[str]) -> N
 # Label placement. A label's box is estimated from its text (:func:`text_width`; 11 px font,
 # 9 px above and 3 px below the baseline) and tried at positions around its marker: the six close
 # positions first, then rings of 16 directions at growing distances. A position is *legal* when
-# its box stays inside the plot and overlaps no label already placed, no marker (of any point,
-# kept MARKER_CLEAR px away), no line named as a hard obstacle (the zero axes and every whisker of
+# its box stays inside the plot and overlaps no label already placed, no marker (another point's
+# kept MARKER_CLEAR px further away), no line named as a hard obstacle (the zero axes and every whisker of
 # the delta plane, with its end caps) and lies nearer its own marker than any other (by
 # AMBIGUITY_MARGIN px: a label beside another point's marker reads as that point's) unless a
 # leader of at least MIN_LEADER px joins them; among legal positions the cheapest wins
@@ -494,7 +494,8 @@ def place_labels(items: Sequence[Tuple[str, float, float]],
     crowding (most markers within 40 px first, then input order); each takes the cheapest legal
     candidate. Returns (x, y, anchor) per item, in input order."""
     plot = (PLOT_LEFT, PLOT_TOP, PLOT_RIGHT, PLOT_BOTTOM)
-    marker_boxes = [_grow(marker_box(mx, my), MARKER_CLEAR) for mx, my in markers]
+    marker_boxes = [marker_box(mx, my) for mx, my in markers]
+    cleared = [_grow(box, MARKER_CLEAR) for box in marker_boxes]
     crowd = [sum(1 for mx, my in markers if math.hypot(mx - cx, my - cy) < 40.0)
              for _, cx, cy in items]
     order = sorted(range(len(items)), key=lambda i: (-crowd[i], i))
@@ -502,13 +503,16 @@ def place_labels(items: Sequence[Tuple[str, float, float]],
     result: Dict[int, Tuple[float, float, str]] = {}
     for i in order:
         text, cx, cy = items[i]
+        # its own marker (and any drawn at the same spot) keeps the plain gap; others more
+        obstacles_here = [box if math.hypot(mx - cx, my - cy) <= 0.01 else wide
+                          for (mx, my), box, wide in zip(markers, marker_boxes, cleared)]
         best = None
         for number, (dx, dy, anchor) in enumerate(_CANDIDATES):
             box = label_box(text, cx + dx, cy + dy, anchor)
             padded = _grow(box, LABEL_GAP)
             area = (padded[2] - padded[0]) * (padded[3] - padded[1])
             illegal = (math.fsum(_overlap(padded, other) for other in placed)
-                       + math.fsum(_overlap(padded, other) for other in marker_boxes)
+                       + math.fsum(_overlap(padded, other) for other in obstacles_here)
                        + (area - _overlap(padded, plot)))
             # a label must read as its own marker's: nearer to it than to any other marker, or
             # joined to it by a leader long enough to be seen

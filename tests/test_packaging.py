@@ -16,8 +16,19 @@ import unittest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools" / "build_backend"))
-import nclue_build  # noqa: E402
+
+
+def _load_backend():
+    """tools/build_backend/nclue_build.py as a module (a file of this repository, not a package)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("nclue_build",
+                                                  ROOT / "tools" / "build_backend" / "nclue_build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+nclue_build = _load_backend()
 
 
 class Pyproject(unittest.TestCase):
