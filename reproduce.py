@@ -74,16 +74,9 @@ def _main(argv=None) -> int:
     except NclueError as exc:
         print(f"reproduce: {exc}", file=sys.stderr)
         return 2
-    for check in summary.failures():
-        print(f"FAIL {check.describe()}")
-    stages = ", ".join(f"{stage} {passed}" + (f" ({failed} failed)" if failed else "")
-                       for stage, (passed, failed) in summary.counts().items())
-    print(f"checks by stage: {stages}")
-    print(f"{summary.verified} checks verified, {summary.failed} failed "
-          f"({time.perf_counter() - started:.1f} s)")
-    if any(check.stage == "release" for check in summary.failures()):
-        return 2  # a release's files or report.json could not be read: bad input
-    return 0 if summary.ok else 1
+    for line in summary.report_lines(time.perf_counter() - started):
+        print(line)
+    return summary.exit_status()  # 2: something could not be read (bad input); 1: a check failed
 
 
 if __name__ == "__main__":

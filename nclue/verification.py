@@ -53,6 +53,7 @@ class Check:
     subject: str
     ok: bool
     detail: str = ""
+    unreadable: bool = False  # the subject could not be read (bad input: exit status 2)
 
     def describe(self) -> str:
         return f"{self.stage}: {self.subject}" + (f": {self.detail}" if self.detail else "")
@@ -64,13 +65,18 @@ class Summary:
 
     checks: List[Check] = field(default_factory=list)
 
-    def add(self, stage: str, subject: str, ok: bool, detail: str = "") -> None:
+    def add(self, stage: str, subject: str, ok: bool, detail: str = "",
+            unreadable: bool = False) -> None:
         if stage not in STAGES:
             raise ValueError(f"unknown verification stage {stage!r}")
-        self.checks.append(Check(stage, subject, ok, detail))
+        self.checks.append(Check(stage, subject, ok, detail, unreadable and not ok))
 
-    def fail(self, stage: str, subject: str, detail: str) -> None:
-        self.add(stage, subject, False, detail)
+    def fail(self, stage: str, subject: str, detail: str, unreadable: bool = False) -> None:
+        self.add(stage, subject, False, detail, unreadable)
+
+    def unreadable(self, stage: str, subject: str, exc: Exception) -> None:
+        """``subject`` could not be read (``exc`` names the file, line and problem)."""
+        self.fail(stage, subject, str(exc), unreadable=True)
 
     @property
     def verified(self) -> int:
@@ -86,6 +92,23 @@ class Summary:
 
     def failures(self) -> List[Check]:
         return [c for c in self.checks if not c.ok]
+
+    def exit_status(self) -> int:
+        """0 when every check held, 2 when something could not be read (bad input), else 1."""
+        if any(c.unreadable for c in self.checks):
+            return 2
+        return 0 if self.ok else 1
+
+    def report_lines(self, seconds: Optional[float] = None) -> List[str]:
+        """What ``reproduce.py`` and ``nclue verify`` print at the end: one ``FAIL`` line per
+        failing check, the checks by stage, and ``N checks verified, M failed``."""
+        lines = [f"FAIL {check.describe()}" for check in self.failures()]
+        stages = ", ".join(f"{stage} {passed}" + (f" ({failed} failed)" if failed else "")
+                           for stage, (passed, failed) in self.counts().items())
+        lines.append(f"checks by stage: {stages}")
+        lines.append(f"{self.verified} checks verified, {self.failed} failed"
+                     + (f" ({seconds:.1f} s)" if seconds is not None else ""))
+        return lines
 
     def counts(self) -> Dict[str, Tuple[int, int]]:
         """(passed, failed) per stage, in :data:`STAGES` order."""
@@ -184,7 +207,7 @@ def reproduce_release(repo: RepositoryLayout, layout: ReleaseLayout, mode: str, 
                  f"({time.perf_counter() - started:.1f} s so far)")
         report = build_release_report(ctx, spec)
     except InputError as exc:
-        summary.fail("release", layout.name, str(exc))
+        summary.unreadable("release", layout.name, exc)
         log(f"release {layout.name}: FAILED to load ({exc})")
         return
     summary.add("release", layout.name, True)
