@@ -292,13 +292,31 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+#: digests of the files hashed in this process, by file identity (see :func:`sha256_file`)
+_DIGESTS: Dict[Tuple[int, int, int, int, int], str] = {}
+
+
 def sha256_file(path: PathLike) -> str:
-    """Hex SHA-256 of a file's bytes (as stored, not decompressed)."""
+    """Hex SHA-256 of a file's bytes (as stored, not decompressed).
+
+    Each distinct file is hashed once per process and its digest shared by every check that
+    asks (SHA256SUMS, runs/index.json, Croissant, weights): it is kept under the file's identity
+    (device, inode, size, modification and change times in ns), so a file that is written,
+    replaced or touched in between is hashed again."""
+    before = os.stat(path)
+    key = (before.st_dev, before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns)
+    known = _DIGESTS.get(key)
+    if known is not None:
+        return known
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    return digest.hexdigest()
+    value = digest.hexdigest()
+    after = os.stat(path)
+    if (after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns) == key[1:]:
+        _DIGESTS[key] = value  # unchanged while it was read
+    return value
 
 
 def list_of_str(value: Any, what: str, path: PathLike, line: int) -> List[str]:

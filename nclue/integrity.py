@@ -58,9 +58,16 @@ def parse_sha256sums(path: PathLike, root: PathLike) -> List[Tuple[str, str]]:
 def verify_sha256sums(root: PathLike, sums_name: str = "SHA256SUMS") -> Tuple[int, List[str]]:
     """Check every listed file; returns (files checked, list of problems)."""
     root_path = Path(root)
-    sums = root_path / sums_name
+    entries = parse_sha256sums(root_path / sums_name, root_path)
+    return len(entries), verify_entries(root_path, entries, sums_name)
+
+
+def verify_entries(root: PathLike, entries: Iterable[Tuple[str, str]],
+                   sums_name: str = "SHA256SUMS") -> List[str]:
+    """The problems of parsed ``SHA256SUMS`` entries: a listed file missing, or its digest
+    different (each file hashed once per process: :func:`nclue.formats.sha256_file`)."""
+    root_path = Path(root)
     problems = []
-    entries = parse_sha256sums(sums, root_path)
     for digest, name in entries:
         target = root_path / name
         if not target.is_file():
@@ -69,7 +76,7 @@ def verify_sha256sums(root: PathLike, sums_name: str = "SHA256SUMS") -> Tuple[in
         actual = sha256_file(target)
         if actual != digest:
             problems.append(f"{name}: sha256 {actual} differs from {sums_name} ({digest})")
-    return len(entries), problems
+    return problems
 
 
 def release_files(root: PathLike, folders: Iterable[str] = RELEASE_FOLDERS) -> List[str]:

@@ -16,7 +16,8 @@ The package has one module per concept:
 - :mod:`.report`: the JSON and Markdown reports;
 - :mod:`.reproduction`: recomputing mapped table values from a release.
 
-:func:`verify_frozen_verdicts` and :func:`summary_lines` are what ``reproduce.py`` calls.
+:func:`verify_transcription` (one transcription: its checks and summary line, audited once) and
+:func:`orphan_verdicts` are what ``reproduce.py`` calls.
 """
 
 from .evaluator import EXACT, FAIL, NOT_INFORMATIVE, VERDICT_ORDER, WITHIN, Evaluated, Evaluator
@@ -27,7 +28,8 @@ from .reproduction import (SLICES, reproduce_from_release, reproduction_counts,
                            resolve_release_folder, slice_qids)
 from .transcription import SCHEMA, Transcription, load_transcription, transcription_from_document
 from .verdicts import (VERDICTS_SCHEMA, check_verdicts, counts_by_kind, summary_line, summary_lines,
-                       verdict_counts, verdicts_document, verdicts_path, verify_frozen_verdicts)
+                       orphan_verdicts, transcriptions, verdict_counts, verdicts_document, verdicts_path,
+                       verify_frozen_verdicts, verify_transcription)
 
 __all__ = [
     "EXACT", "FAIL", "NOT_INFORMATIVE", "VERDICT_ORDER", "WITHIN", "Evaluated", "Evaluator",
@@ -37,5 +39,6 @@ __all__ = [
     "SLICES", "reproduce_from_release", "reproduction_counts", "resolve_release_folder", "slice_qids",
     "SCHEMA", "Transcription", "load_transcription", "transcription_from_document",
     "VERDICTS_SCHEMA", "check_verdicts", "counts_by_kind", "summary_line", "summary_lines", "verdict_counts",
-    "verdicts_document", "verdicts_path", "verify_frozen_verdicts",
+    "verdicts_document", "verdicts_path", "verify_frozen_verdicts", "verify_transcription", "orphan_verdicts",
+    "transcriptions",
 ]
