@@ -18,12 +18,16 @@ exits 1 on any failure, 2 on bad input (e.g. an unknown --release), 130 on Ctrl-
 """
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # verification writes nothing inside the repository (nor a bag's
 ROOT = Path(__file__).resolve().parent  # payload), not even bytecode caches
+# ... and reads none: the code that runs is the source SHA256SUMS verifies, never a
+# __pycache__/*.pyc beside it (caches are looked up under this prefix, which cannot exist)
+sys.pycache_prefix = os.path.join(os.devnull, "nclue-reads-no-bytecode")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

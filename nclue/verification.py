@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from . import paper_audit
+from . import crosschecks, paper_audit
 from .claims import check_claims, freeze_claims, load_claims
 from .context import ReleaseContext
 from .croissant import CROISSANT_NAME, metadata_text as croissant_text, stale as croissant_stale
@@ -231,8 +231,7 @@ def check_quote_audit(repo: RepositoryLayout, ctx: ReleaseContext, summary: Summ
     with unreadable_fails(summary, "derived", rows_rel):
         rows = [obj for _, obj in iter_jsonl(rows_path)]
         problems = audit_rows_problems(ctx.release, rows, rows_path)
-        summary.add("derived", rows_rel, not problems, "; ".join(problems[:3])
-                    + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
+        summary.add("derived", rows_rel, not problems, _joined(problems))
     if rows is None or not summary_path.exists():
         return
     summary_rel = summary_path.relative_to(repo.root).as_posix()
@@ -343,6 +342,44 @@ def check_prose(root: Path, summary: Summary, log: Callable[[str], None]) -> Non
         f"{failed} problems")
 
 
+def check_provenance(repo: RepositoryLayout, summary: Summary, log: Callable[[str], None]) -> None:
+    """Provenance records against what they describe (:mod:`nclue.crosschecks`): weight records
+    against their weight files, model-run records against every release's runs/index.json and
+    files, each release's query splits against the construction's split rule."""
+    def rel(path: Path) -> str:
+        return path.relative_to(repo.root).as_posix()
+
+    digests = set()
+    records = crosschecks.weight_records(repo.root)
+    for path in records:
+        with unreadable_fails(summary, "derived", rel(path)):
+            problems, digest = crosschecks.weight_problems(repo.root, path)
+            if digest:
+                digests.add(digest)
+            summary.add("derived", rel(path), not problems, "; ".join(problems))
+    releases = {layout.name: layout.folder for layout in repo.releases()}
+    runs = 0
+    for path in sorted((repo.root / "provenance").glob("model_runs*.json")):
+        with unreadable_fails(summary, "derived", rel(path)):
+            checked, problems = crosschecks.run_record_problems(path, releases, digests)
+            runs += checked
+            summary.add("derived", rel(path), not problems, _joined(problems))
+    splits = 0
+    for name, folder in sorted(releases.items()):
+        with unreadable_fails(summary, "derived", rel(folder)):
+            checked, problems = crosschecks.split_problems(
+                folder, repo.root / "provenance" / f"construction_{name}.json")
+            splits += checked
+            if checked:
+                summary.add("derived", f"{rel(folder)} query splits", not problems, _joined(problems))
+    log(f"provenance: {len(records)} weight records, {runs} model-run records, {splits} query "
+        f"split files checked against what they describe")
+
+
+def _joined(problems: List[str], shown: int = 3) -> str:
+    return "; ".join(problems[:shown]) + (f" (and {len(problems) - shown} more)" if len(problems) > shown else "")
+
+
 def check_bag(root: Path, summary: Summary, log: Callable[[str], None]) -> None:
     """Inside an extracted BagIt bag (RFC 8493; ``nclue archive``), its manifests too."""
     bag = verify_enclosing_bag(root)
@@ -415,6 +452,8 @@ def reproduce(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = 
     if not only:
         with unreadable_fails(summary, "prose", "README.md, DATASHEET.md, docs/"):
             check_prose(repo.root, summary, log)
+        with unreadable_fails(summary, "derived", "provenance"):
+            check_provenance(repo, summary, log)
     if mode == "freeze":
         write_integrity_files(repo.root)
         log("froze claims.json, MANIFEST.json and SHA256SUMS")

@@ -83,6 +83,30 @@ class TwoBrokenFiles(unittest.TestCase):
         self.assertEqual(self.broken.returncode, 2)   # something could not be read
 
 
+class CodeIsVerified(unittest.TestCase):
+    """SHA256SUMS covers the code: a new module and an edited one fail by name; Python's own
+    bytecode caches are not code and are neither listed nor read."""
+
+    def test_new_and_edited_modules_fail_by_name(self):
+        with tempfile.TemporaryDirectory(prefix="nclue-code-") as tmp:
+            root = small_repository(Path(tmp) / "repo")
+            listed = (root / "SHA256SUMS").read_text()
+            for name in ("nclue/formats.py", "reproduce.py", "nclue/commands/verify.py"):
+                self.assertIn(f"  {name}\n", listed)
+            (root / "nclue" / "evil.py").write_text("print('hello')\n")
+            with open(root / "nclue" / "formats.py", "a", encoding="utf-8") as out:
+                out.write("# edited\n")
+            cache = root / "nclue" / "__pycache__"
+            cache.mkdir(exist_ok=True)
+            (cache / "x.cpython-311.pyc").write_bytes(b"not bytecode")
+            done = run_reproduce(root)
+            fails = [line for line in done.stdout.splitlines() if line.startswith("FAIL ")]
+            self.assertEqual(sorted(fails), sorted([
+                "FAIL coverage: nclue/evil.py: present but not listed in SHA256SUMS",
+                next(line for line in fails if line.startswith("FAIL integrity: nclue/formats.py: sha256 "))]))
+            self.assertEqual(done.returncode, 1)
+
+
 class QuoteAuditChecks(unittest.TestCase):
     """The quote-audit rows and summary of a release, re-derived without reading the summary:
     rows made here for the example (the pairs that seed 20261201 draws, as the audit draws
