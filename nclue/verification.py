@@ -13,7 +13,6 @@ Every outcome is a typed :class:`Check`; a release whose files cannot be read fa
 with the error line naming the file at fault, and the other releases are still verified.
 """
 
-import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -255,15 +254,14 @@ def loads_strict_or_fail(text: str, path: Path) -> None:
 
 
 def reproduce_release(repo: RepositoryLayout, layout: ReleaseLayout, mode: str, summary: Summary,
-                      log: Callable[[str], None], jobs: int = 1,
+                      log: Callable[[str], None],
                       progress: Callable[[str], None] = _quiet) -> None:
     """Load, regenerate and verify one release (every failure lands in ``summary``)."""
     started = time.perf_counter()
     try:
         ctx, spec = open_release(layout.folder)
-        progress(f"release {layout.name}: parsing {len(ctx.index.distinct_files())} run files "
-                 f"({jobs} worker{'s' if jobs != 1 else ''})")
-        ctx.preload(jobs)
+        progress(f"release {layout.name}: parsing {len(ctx.index.distinct_files())} run files")
+        ctx.preload()
         progress(f"release {layout.name}: building {len(spec.tables)} tables "
                  f"({time.perf_counter() - started:.1f} s so far)")
         report = build_release_report(ctx, spec)
@@ -429,24 +427,17 @@ def check_integrity(repo: RepositoryLayout, summary: Summary, log: Callable[[str
     log(f"integrity: {checked} files in SHA256SUMS, {len(problems)} mismatched")
 
 
-def default_jobs() -> int:
-    """Worker processes that parse run files: 2 where 2 CPUs exist, else 1 (no pool)."""
-    return max(1, min(2, os.cpu_count() or 1))
-
-
 def reproduce(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = None,
-              log: Callable[[str], None] = print, jobs: Optional[int] = None,
+              log: Callable[[str], None] = print,
               progress: Callable[[str], None] = _quiet) -> Summary:
-    """Regenerate and verify everything; see reproduce.py and the module docstring. ``jobs``:
-    worker processes that parse run files (default :func:`default_jobs`; 1 = all in this
-    process). Output does not depend on it. ``progress`` receives lines about long steps."""
+    """Regenerate and verify everything, in this process; see reproduce.py and the module
+    docstring. ``progress`` receives lines about long steps."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     repo = RepositoryLayout(Path(root))
     summary = Summary()
     for layout in repo.releases(list(only) if only else None):
-        reproduce_release(repo, layout, mode, summary, log,
-                          default_jobs() if jobs is None else jobs, progress)
+        reproduce_release(repo, layout, mode, summary, log, progress)
     with unreadable_fails(summary, "paper audit", "audit/papers"):
         check_paper_audits(repo.root, summary, log)
     if not only:

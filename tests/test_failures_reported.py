@@ -2,9 +2,8 @@
 naming it, every other failure of the run is still printed with the summary line, and the exit
 status is 2 (something could not be read) only at the end.
 
-The repository here is a small one made in a temporary folder: the example release with its
-reference files, the paper transcriptions and their frozen verdicts, the code, and integrity
-files written for it; ``reproduce.py`` runs on it as on the real one (a few seconds).
+The repository here is a small one made in a temporary folder (tests/small_repo.py);
+``reproduce.py`` runs on it as on the real one (a second or two).
 """
 
 import json
@@ -18,27 +17,13 @@ from pathlib import Path
 from nclue.derived import audit_rows_problems, audit_summary_text
 from nclue.errors import InputError
 from nclue.instrument.quote_audit import sample_pairs
-from nclue.integrity import write_integrity_files
 from nclue.release import load_release
 from nclue.verification import Summary, check_quote_audit, unreadable_fails
 from nclue.context import ReleaseContext
 from nclue.layout import RepositoryLayout
+from tests.small_repo import run_reproduce, small_repository
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def small_repository(folder: Path) -> Path:
-    for name in ("data/example", "reference_metrics/example", "claims/papers", "audit/papers"):
-        shutil.copytree(ROOT / name, folder / name)
-    shutil.copytree(ROOT / "nclue", folder / "nclue", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(ROOT / "reproduce.py", folder / "reproduce.py")
-    write_integrity_files(folder)
-    return folder
-
-
-def run_reproduce(root: Path):
-    return subprocess.run([sys.executable, str(root / "reproduce.py")], cwd=root, capture_output=True,
-                          text=True, timeout=300)
 
 
 class TwoBrokenFiles(unittest.TestCase):
