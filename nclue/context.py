@@ -8,6 +8,7 @@ per-query outcomes at each cutoff, and the per-query vectors of every measure as
 """
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .coverage import (PerspectiveQuery, per_query_coverage, perspectives_from_release,
@@ -29,8 +30,11 @@ class ReleaseContext:
     """A release, its run index and caches of per-query results (computed once per run file)."""
 
     def __init__(self, release_dir: PathLike, ties: str = "input", k: int = DEFAULT_K,
-                 registry: MeasureRegistry = REGISTRY) -> None:
+                 registry: MeasureRegistry = REGISTRY,
+                 shared: Optional[Dict[Path, "ReleaseContext"]] = None) -> None:
         self.layout = ReleaseLayout.of(release_dir)
+        #: contexts of sibling releases loaded in this run, by folder (see :meth:`sibling`)
+        self.shared: Dict[Path, "ReleaseContext"] = {} if shared is None else shared
         self.path = self.layout.folder
         self.release: Release = load_release(release_dir)
         self.index = RunIndex.load(self.layout)
@@ -50,6 +54,26 @@ class ReleaseContext:
     @property
     def name(self) -> str:
         return self.layout.name
+
+    @staticmethod
+    def opened(release_dir: PathLike, ties: str = "input", registry: MeasureRegistry = REGISTRY,
+               shared: Optional[Dict[Path, "ReleaseContext"]] = None) -> "ReleaseContext":
+        """The context of ``release_dir`` from ``shared`` when one with the same tie rule and
+        registry was loaded in this run (e.g. by another release's source-shift table), else a
+        new one, recorded there: each release is loaded, and each run file parsed, once."""
+        shared = {} if shared is None else shared
+        key = Path(release_dir).resolve()
+        ctx = shared.get(key)
+        if ctx is None or ctx.ties != ties or ctx.registry is not registry:
+            ctx = ReleaseContext(release_dir, ties, registry=registry, shared=shared)
+            shared[key] = ctx
+        return ctx
+
+    def sibling(self, name: str) -> "ReleaseContext":
+        """The context of the release ``name`` beside this one (``data/<name>``), loaded once
+        per run (:meth:`opened`)."""
+        return ReleaseContext.opened(self.layout.folder.parent / name, self.ties, self.registry,
+                                     self.shared)
 
     @property
     def families(self) -> Dict[str, str]:

@@ -255,11 +255,13 @@ def loads_strict_or_fail(text: str, path: Path) -> None:
 
 def reproduce_release(repo: RepositoryLayout, layout: ReleaseLayout, mode: str, summary: Summary,
                       log: Callable[[str], None],
-                      progress: Callable[[str], None] = _quiet) -> None:
-    """Load, regenerate and verify one release (every failure lands in ``summary``)."""
+                      progress: Callable[[str], None] = _quiet,
+                      shared: Optional[Dict[Path, ReleaseContext]] = None) -> None:
+    """Load, regenerate and verify one release (every failure lands in ``summary``); ``shared``:
+    the contexts loaded in this run (a release another one's table loaded is not loaded again)."""
     started = time.perf_counter()
     try:
-        ctx, spec = open_release(layout.folder)
+        ctx, spec = open_release(layout.folder, shared=shared)
         progress(f"release {layout.name}: parsing {len(ctx.index.distinct_files())} run files")
         ctx.preload()
         progress(f"release {layout.name}: building {len(spec.tables)} tables "
@@ -436,8 +438,10 @@ def reproduce(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = 
         raise ValueError(f"mode must be one of {MODES}")
     repo = RepositoryLayout(Path(root))
     summary = Summary()
+    shared: Dict[Path, ReleaseContext] = {}
     for layout in repo.releases(list(only) if only else None):
-        reproduce_release(repo, layout, mode, summary, log, progress)
+        reproduce_release(repo, layout, mode, summary, log, progress, shared)
+        shared.pop(layout.folder.resolve(), None)  # done with it: its memory goes now
     with unreadable_fails(summary, "paper audit", "audit/papers"):
         check_paper_audits(repo.root, summary, log)
     if not only:

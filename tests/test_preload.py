@@ -82,5 +82,54 @@ class SharedPageEntries(unittest.TestCase):
         self.assertEqual(str(q2["d2"][0][1]), "-0.0")
 
 
+class LoadedOnce(unittest.TestCase):
+    """Each release is loaded once per run, each file hashed once (issue 23, item 5)."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp())
+        shutil.copytree(EXAMPLE, self.tmp / "a")
+        shutil.copytree(EXAMPLE, self.tmp / "b")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_a_sibling_release_is_the_shared_context(self):
+        from nclue.measures import Measure
+        from nclue.tables.source_shift import Operation, SourceShiftSpec, build
+        shared = {}
+        a = ReleaseContext.opened(self.tmp / "a", shared=shared)
+        spec = SourceShiftSpec("s", "source_shift", None, "b", Measure("nclue_score"), 1, 20,
+                               (Operation("op", None, "example_lexical", "example_pages"),))
+        table = build(spec, a)
+        b = shared[(self.tmp / "b").resolve()]
+        self.assertIs(ReleaseContext.opened(self.tmp / "b", shared=shared), b)   # not loaded again
+        self.assertIs(a.sibling("b"), b)
+        # the same data on both sides: n-Clue Score@10 lexical 3/6, pages 4/6 (by hand)
+        (row,) = table.rows
+        self.assertAlmostEqual(row[2]["here"], 100 / 6)
+        self.assertAlmostEqual(row[2]["there"], 100 / 6)
+        self.assertIsNot(ReleaseContext.opened(self.tmp / "b", ties="trec_eval", shared=shared), b)
+
+    def test_a_file_is_hashed_once_until_it_changes(self):
+        import hashlib
+        from unittest import mock
+        from nclue import formats
+        path = self.tmp / "f.bin"
+        path.write_bytes(b"one")
+        calls = []
+        real = hashlib.sha256
+
+        def counting(*args):
+            calls.append(1)
+            return real(*args)
+        with mock.patch.object(formats.hashlib, "sha256", counting):
+            self.assertEqual(formats.sha256_file(path), real(b"one").hexdigest())
+            self.assertEqual(formats.sha256_file(path), real(b"one").hexdigest())
+            self.assertEqual(len(calls), 1)
+            path.write_bytes(b"two")   # a new size, modification and change time
+            self.assertEqual(formats.sha256_file(path), real(b"two").hexdigest())
+            self.assertEqual(len(calls), 2)
+
+
 if __name__ == "__main__":
     unittest.main()
