@@ -15,6 +15,7 @@ from unittest import mock
 from nclue import formats
 from nclue.errors import InputError
 from nclue.release import load_release
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -72,6 +73,7 @@ class Limit(unittest.TestCase):
 
 
 @unittest.skipUnless(sys.platform.startswith("linux"), "sparse files and /dev/zero")
+@slow
 class HugeInputs(unittest.TestCase):
     """The real limit on inputs that never end a line: a 1 GiB file (sparse: made at once,
     taking no disk) and /dev/zero, scored by ``nclue score`` in a child process."""

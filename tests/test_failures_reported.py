@@ -22,10 +22,12 @@ from nclue.verification import Summary, check_quote_audit, unreadable_fails
 from nclue.context import ReleaseContext
 from nclue.layout import RepositoryLayout
 from tests.small_repo import run_reproduce, small_repository
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@slow
 class TwoBrokenFiles(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -68,6 +70,7 @@ class TwoBrokenFiles(unittest.TestCase):
         self.assertEqual(self.broken.returncode, 2)   # something could not be read
 
 
+@slow
 class CodeIsVerified(unittest.TestCase):
     """SHA256SUMS covers the code: a new module and an edited one fail by name; Python's own
     bytecode caches are not code and are neither listed nor read."""

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tests.child_signals import default_sigint
 from tests.small_repo import run_reproduce, small_repository
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,6 +38,7 @@ def communicate_or_kill(proc, timeout=30):
         raise
 
 
+@slow
 class CommandStops(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp())
@@ -80,6 +82,7 @@ class CommandStops(unittest.TestCase):
 TRIALS = int(os.environ.get("NCLUE_INTERRUPT_TRIALS", "8"))
 
 
+@slow
 class ReproduceStopsAnywhere(unittest.TestCase):
     """Ctrl-C at spread moments of a whole reproduce.py run, and after its last line."""
 

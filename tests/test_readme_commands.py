@@ -13,6 +13,7 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP = shutil.ignore_patterns(".git", "build", "work", "__pycache__", ".venv*", "venv*", "*.pyc")
@@ -25,6 +26,7 @@ def readme_blocks(text: str):
     return [(m.group("lang"), m.group("body"), m.group("why")) for m in FENCE.finditer(text)]
 
 
+@slow
 class ReadmeCommands(unittest.TestCase):
     def test_every_block_runs(self):
         blocks = readme_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
