@@ -159,6 +159,7 @@ def _is_stdlib(name: str) -> bool:
     return "site-packages" not in origin and any(origin.startswith(r + os.sep) for r in roots)
 
 
+@slow
 class StdlibOnly(unittest.TestCase):
     def test_no_third_party_imports(self):
         std = {"nclue", "__future__"}
