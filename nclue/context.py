@@ -8,6 +8,7 @@ per-query outcomes at each cutoff, and the per-query vectors of every measure as
 """
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .coverage import (PerspectiveQuery, per_query_coverage, perspectives_from_release,
@@ -20,8 +21,7 @@ from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry
 from .metrics import QueryOutcome, aggregate, outcomes, per_query_from_outcomes, query_facts
 from .release import Release, gold_families, load_release
 from .run_index import RunEntry, RunIndex
-from .runs import Run, checked_against, load_run, share_scores
-from .workers import worker_pool
+from .runs import Run, load_run
 
 Vector = Dict[str, float]
 
@@ -30,8 +30,11 @@ class ReleaseContext:
     """A release, its run index and caches of per-query results (computed once per run file)."""
 
     def __init__(self, release_dir: PathLike, ties: str = "input", k: int = DEFAULT_K,
-                 registry: MeasureRegistry = REGISTRY) -> None:
+                 registry: MeasureRegistry = REGISTRY,
+                 shared: Optional[Dict[Path, "ReleaseContext"]] = None) -> None:
         self.layout = ReleaseLayout.of(release_dir)
+        #: contexts of sibling releases loaded in this run, by folder (see :meth:`sibling`)
+        self.shared: Dict[Path, "ReleaseContext"] = {} if shared is None else shared
         self.path = self.layout.folder
         self.release: Release = load_release(release_dir)
         self.index = RunIndex.load(self.layout)
@@ -51,6 +54,26 @@ class ReleaseContext:
     @property
     def name(self) -> str:
         return self.layout.name
+
+    @staticmethod
+    def opened(release_dir: PathLike, ties: str = "input", registry: MeasureRegistry = REGISTRY,
+               shared: Optional[Dict[Path, "ReleaseContext"]] = None) -> "ReleaseContext":
+        """The context of ``release_dir`` from ``shared`` when one with the same tie rule and
+        registry was loaded in this run (e.g. by another release's source-shift table), else a
+        new one, recorded there: each release is loaded, and each run file parsed, once."""
+        shared = {} if shared is None else shared
+        key = Path(release_dir).resolve()
+        ctx = shared.get(key)
+        if ctx is None or ctx.ties != ties or ctx.registry is not registry:
+            ctx = ReleaseContext(release_dir, ties, registry=registry, shared=shared)
+            shared[key] = ctx
+        return ctx
+
+    def sibling(self, name: str) -> "ReleaseContext":
+        """The context of the release ``name`` beside this one (``data/<name>``), loaded once
+        per run (:meth:`opened`)."""
+        return ReleaseContext.opened(self.layout.folder.parent / name, self.ties, self.registry,
+                                     self.shared)
 
     @property
     def families(self) -> Dict[str, str]:
@@ -73,29 +96,10 @@ class ReleaseContext:
             self._runs[run_id] = replace(self._parsed[entry.sha256], run_id=run_id)
         return self._runs[run_id]
 
-    def preload(self, jobs: int = 1) -> None:
-        """Parse every indexed run file now, in ``jobs`` worker processes when ``jobs > 1``.
-
-        Workers parse and validate each file without the release (which they do not have);
-        this process then checks queries and documents against the release
-        (:func:`nclue.runs.checked_against`), so the runs, and any error, are those of
-        :meth:`run`. Falls back to this process where no process pool can be made.
-        """
-        pending = {sha: path for sha, path in self.index.distinct_files().items()
-                   if sha not in self._parsed}
-        if jobs > 1 and len(pending) > 1:
-            try:
-                pool = worker_pool(jobs)  # workers die with this process; Ctrl-C stops them
-            except (OSError, NotImplementedError, ImportError):  # e.g. no working semaphores
-                pool = None
-            if pool is not None:
-                shas = list(pending)
-                paths = [pending[sha] for sha in shas]
-                with pool:
-                    parsed = pool.map(load_run, paths, [None] * len(paths),
-                                      [self.ties] * len(paths), chunksize=2)
-                    for sha, path, run in zip(shas, paths, parsed):
-                        self._parsed[sha] = checked_against(share_scores(run), self.release, path)
+    def preload(self) -> None:
+        """Parse every indexed run file now (each distinct file once), in this process: worker
+        processes saved about 1% of the wall time for 25% more CPU (issue 23), and were the
+        source of shutdown hangs and orphan risks, so there are none."""
         for run_id in self.index:
             self.run(run_id)
 

@@ -255,21 +255,6 @@ def read_trec_run(path: PathLike, release: Optional[Release] = None, ties: str =
     return _parse_trec(iter_lines(path), path, release, ties, run_id, allow_empty, qid_map)
 
 
-def share_scores(run: Run) -> Run:
-    """``run`` with one float object per distinct score, as the parser builds it (a run that
-    crossed a process boundary has one float object per score: pickle does not share floats,
-    which costs about 40% more memory per run). Rankings holding a zero keep their own floats
-    (0.0 and -0.0 are one dict key), as in the parser."""
-    values: Dict[float, float] = {}
-    rankings = {}
-    for qid, ranking in run.rankings.items():
-        scores = ranking.scores
-        if 0.0 not in scores:
-            scores = tuple(map(values.setdefault, scores, scores))
-        rankings[qid] = Ranking(ranking.qid, ranking.docs, scores, ranking.pages)
-    return Run(run.run_id, rankings, run.tie_rule)
-
-
 def checked_against(run: Run, release: Release, path: PathLike,
                     qid_map: Optional[Mapping[str, str]] = None) -> Run:
     """``run`` (read without a release) checked against ``release``'s queries and corpus.

@@ -12,6 +12,7 @@ import unittest
 from pathlib import Path
 
 from nclue.croissant import CONFORMS_TO, metadata, metadata_text, stale
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,6 +45,7 @@ class Metadata(unittest.TestCase):
                 self.assertIn(ref, ids, field["@id"])
                 self.assertTrue(field["@id"].startswith(record["name"] + "/"))
 
+    @slow
     def test_committed_metadata_is_fresh(self):
         for release in ("v1", "v2"):
             self.assertIsNone(stale(ROOT / "data" / release), release)

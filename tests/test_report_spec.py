@@ -12,6 +12,7 @@ from pathlib import Path
 from nclue.context import ReleaseContext
 from nclue.errors import InputError
 from nclue.report.spec import parse_report_spec
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -73,6 +74,7 @@ class Refusals(unittest.TestCase):
             table_from_dict({"id": "f", "kind": "forms", "systems": [{"id": "x"}]}, self.ctx)
 
 
+@slow
 class ReproduceExitsTwo(unittest.TestCase):
     def test_bad_spec_exit_2_one_line_per_problem(self):
         with tempfile.TemporaryDirectory() as tmp:
