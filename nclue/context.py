@@ -10,17 +10,17 @@ per-query outcomes at each cutoff, and the per-query vectors of every measure as
 from dataclasses import replace
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .coverage import (PerspectiveQuery, per_query_coverage, perspectives_from_release,
-                       rankings_of)
+from .coverage import PerspectiveQuery, perspectives_from_release
 from .errors import InputError
 from .formats import PathLike
 from .inference.resampling import Resampler
 from .layout import ReleaseLayout
 from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry
-from .metrics import QueryOutcome, aggregate, outcomes, per_query_from_outcomes, query_facts
+from .metrics import QueryOutcome, aggregate, query_facts
 from .release import Release, gold_families, load_release
 from .run_index import RunEntry, RunIndex
 from .runs import Run, checked_against, load_run, share_scores
+from .tie_contract import Scorer, outcome_records
 from .workers import worker_pool
 
 Vector = Dict[str, float]
@@ -44,7 +44,7 @@ class ReleaseContext:
         self._parsed: Dict[str, Run] = {}  # by file sha256: identical files are parsed once
         self._vectors: Dict[Tuple[str, int], Dict[str, Vector]] = {}
         self._outcomes: Dict[Tuple[str, int], Mapping[str, QueryOutcome]] = {}
-        self._coverage: Dict[Tuple[str, int], Vector] = {}
+        self._coverage: Dict[Tuple[Tuple[str, int], str], Optional[Vector]] = {}
         self._perspectives: Optional[Mapping[str, PerspectiveQuery]] = None
         self._derived: Dict[Tuple, object] = {}
 
@@ -106,34 +106,39 @@ class ReleaseContext:
     def outcomes(self, run_id: str, k: Optional[int] = None) -> Mapping[str, QueryOutcome]:
         key = self._content_key(run_id, k)
         if key not in self._outcomes:
-            self._outcomes[key] = outcomes(self.release, self.run(run_id), key[1], self._facts)
+            self._outcomes[key] = outcome_records(self._facts, self.run(run_id), key[1])
         return self._outcomes[key]
 
+    @property
+    def scorer(self) -> Scorer:
+        """The tie contract's scorer over this context's release (:mod:`nclue.tie_contract`)."""
+        return Scorer(self.release, self.registry, self._facts, lambda: self.perspectives)
+
     def vectors(self, run_id: str, k: Optional[int] = None) -> Dict[str, Vector]:
-        """Per-query vectors of every outcome measure of the registry at cutoff ``k``."""
+        """Per-query vectors of every outcome measure of the registry at cutoff ``k`` that the
+        context's tie rule computes (:func:`nclue.tie_contract.outcome_vectors`)."""
         key = self._content_key(run_id, k)
         if key not in self._vectors:
-            self._vectors[key] = per_query_from_outcomes(self.outcomes(run_id, key[1]), key[1],
-                                                         self.registry)
+            self._vectors[key] = Scorer(self.release, self.registry, self._facts).outcome_vectors(
+                self.run(run_id), key[1], self.outcomes(run_id, key[1]))
         return self._vectors[key]
 
     def vector(self, run_id: str, measure: Measure) -> Optional[Vector]:
         """The per-query vector of one measure, or None where the run does not have it (page
-        measures of a run without page scores). Outcome measures come from the scorer; hard
-        coverage ``hc@k`` from :mod:`nclue.coverage` with the release's conditions as
-        perspectives (Multi³IR eq. 5)."""
+        measures of a run without page scores), computed as the measure's tie contract says
+        under the context's rule (:mod:`nclue.tie_contract`: outcome measures from the outcome
+        records, hard coverage ``hc@k`` with the release's conditions as perspectives, Multi³IR
+        eq. 5); a measure the rule refuses, or one a release report cannot provide, is an
+        InputError naming the report spec."""
         definition = self.registry.definition(measure)
-        if definition.per_query is not None:
-            return self.vectors(run_id, measure.k).get(measure.name)
-        if measure.key == "hc":
-            key = self._content_key(run_id, measure.k)
-            if key not in self._coverage:
-                self._coverage[key] = per_query_coverage(
-                    self.perspectives, rankings_of(self.run(run_id)), (measure.k,))[measure.name]
-            return self._coverage[key]
-        raise InputError(self.layout.report_spec,
-                         f"measure {measure.name!r} needs {definition.needs}, which a release "
-                         "report does not provide")
+        if definition.computation == "outcome":
+            return self.scorer.vector(self.run(run_id), measure, self.layout.report_spec,
+                                      lambda k: self.vectors(run_id, k), self.k)
+        key = (self._content_key(run_id, measure.k), measure.name)
+        if key not in self._coverage:
+            self._coverage[key] = self.scorer.vector(self.run(run_id), measure,
+                                                     self.layout.report_spec)
+        return self._coverage[key]
 
     @property
     def perspectives(self) -> Mapping[str, PerspectiveQuery]:

@@ -45,7 +45,8 @@ class Names(unittest.TestCase):
         self.assertEqual(count_key(Measure("auc")), "auc_queries")
 
     def test_refusals(self):
-        for text, problem in (("ndcg@10", "unknown measure 'ndcg'"), ("auc@10", "takes no cutoff"),
+        for text, problem in (("ndcg@10", "trec_eval's ndcg takes no cutoff"),
+                              ("nclue@10", "unknown measure 'nclue'"), ("auc@10", "takes no cutoff"),
                               ("gold_hit", "needs a cutoff"), ("gold_hit@0", "needs a cutoff"),
                               ("Gold Hit@10", "is not a measure name")):
             with self.assertRaises(InputError) as caught:
@@ -54,14 +55,14 @@ class Names(unittest.TestCase):
             self.assertTrue(str(caught.exception).startswith("--measure: "))
 
     def test_registry_is_immutable_and_refuses_twins(self):
-        extra = MeasureDef("x", "X", True, "d", "c")
+        extra = MeasureDef("x", "X", True, "d", "c", computation="coverage")
         self.assertNotIn("x", REGISTRY)
         self.assertIn("x", REGISTRY.with_measure(extra))
         self.assertNotIn("x", REGISTRY)
         with self.assertRaises(ValueError):
             REGISTRY.with_measure(extra).with_measure(extra)
         with self.assertRaises(ValueError):
-            MeasureDef("x", "X", True, "d", "c", denominator="some")
+            MeasureDef("x", "X", True, "d", "c", denominator="some", computation="coverage")
 
 
 class AddingAMeasure(unittest.TestCase):

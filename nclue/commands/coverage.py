@@ -50,13 +50,17 @@ def add_parser(subparsers: Any) -> None:
                         help="document vector JSONL ({docid, vector}) for the dispersion "
                              "quartiles of HC@k")
     parser.add_argument("--ties", default="input", choices=("input", "trec_eval"),
-                        help="score tie rule when reading runs (default: input order)")
+                        help="score tie rule when reading runs: input (default: the file order; "
+                             "a warning names the queries whose HC@k it decides) or trec_eval "
+                             "(docid descending); `nclue score --measures hc@k --ties expected` "
+                             "gives HC's exact expectation over tie orders")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
     from ..runs import load_run  # local imports: keep `nclue --help` light
+    from ..tie_contract import file_order_warning, hc_decided_queries
 
     if args.release is None and args.perspectives is None:
         raise InputError("nclue coverage", "give --release DIR or --perspectives FILE")
@@ -100,8 +104,13 @@ def run_command(args: argparse.Namespace) -> int:
         report = coverage.evaluate_coverage(queries, coverage.rankings_of(run), ks, judgments,
                                             sources or None, dispersions)
         report["run"] = run.run_id
+        decided = hc_decided_queries(queries, run, ks)
+        report["tie_decided_queries"] = len(decided)
+        if decided and args.ties == "input":
+            print(file_order_warning(path, decided, "HC@k at some k of " +
+                                     ", ".join(str(k) for k in ks)), file=sys.stderr)
         reports.append(report)
-    output = {"perspectives": where, "ks": list(ks), "runs": reports}
+    output = {"perspectives": where, "ks": list(ks), "runs": reports, "ties": args.ties}
     if args.json:
         print(dumps_canonical(output, indent=2))
     else:
@@ -115,12 +124,15 @@ def _cell(value: Any) -> str:
 
 def render_text(output: Dict[str, Any]) -> str:
     """A plain-text table per run: one row per measure, one column per cut-off."""
+    from ..tie_contract import rule_note
     ks = output["ks"]
     lines: List[str] = []
     for report in output["runs"]:
         lines.append(f"run {report['run']}: {report['queries']} queries, "
                      f"{report['missing_queries']} not ranked, "
                      f"{report['unsupported_perspectives']} perspectives without support")
+        lines.append(f"  {rule_note(output['ties'])} Queries whose HC@k a tie decides: "
+                     f"{report['tie_decided_queries']}")
         header = f"  {'measure':<22}" + "".join(f"{'@' + str(k):>9}" for k in ks)
         lines.append(header)
         by_family: Dict[str, Dict[int, float]] = {}

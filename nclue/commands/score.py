@@ -9,8 +9,8 @@ from ..measures import DEFAULT_K, count_key
 from ..measures import REGISTRY
 from ..metrics import evaluate, is_page_scored, outcome_measures, query_facts
 from ..release import load_release, release_notes
-from ..runs import TIE_RULES, checked_against, detect_format, load_run
-from ..ties import file_order_warning, tie_decided_queries
+from ..runs import TIE_RULES, checked_against, load_run
+from ..tie_contract import decided_queries, file_order_warning, rule_note
 
 
 def add_parser(subparsers) -> None:
@@ -72,16 +72,18 @@ def run_score(args) -> int:
     release = load_release(args.release, evidence=needs_evidence(run, args.measures, args.k))
     run = checked_against(run, release, args.run)
     facts = query_facts(release)
-    decided = tie_decided_queries(facts, run, args.k)  # nclue.ties
-    fmt = detect_format(args.run) if args.format == "auto" else args.format
-    if decided and args.ties == "input" and fmt == "trec":
-        print(file_order_warning(args.run, decided, args.k), file=sys.stderr)
-    tie_line = f"  queries whose n-Clue or Gold Hit outcome a score tie decides: {len(decided)}"
+    decided = decided_queries(facts, run, args.k)  # nclue.tie_contract
+    if decided and args.ties == "input":
+        print(file_order_warning(args.run, decided, f"the n-Clue or Gold Hit outcome at k={args.k}"),
+              file=sys.stderr)
+    tie_line = (f"  queries whose n-Clue or Gold Hit outcome a score tie decides: {len(decided)}"
+                f"\n  {rule_note(args.ties)}")
     if args.measures or args.per_query:
         result = api.score(release, run, args.measures, k=args.k, facts=facts)
         for note in release_notes(release):  # stderr: stdout may be a per-query table
             print(f"nclue: note: {note}", file=sys.stderr)
         if args.per_query:
+            print(f"nclue: note: {rule_note(args.ties)}", file=sys.stderr)
             print_per_query(result, args.per_query)
             return 0
         if args.json:
