@@ -30,7 +30,7 @@ from .release import Release, gold_families
 from .release import load_release as _load_release
 from .runs import TIE_RULES, Ranking, Run, load_run as _load_run, order_by_score
 from .table import Column, Table
-from .tie_contract import Scorer, decided_queries, rule_note
+from .tie_contract import Scorer, decided_queries
 
 #: Significance level of the marks in :func:`compare` (after Holm across the whole table).
 ALPHA = 0.05
@@ -204,15 +204,15 @@ class Comparison:
         note = (f"Percentage points. A superscript names each run this one is significantly better "
                 f"than: two-sided family sign-flip test ({self.draws} draws, seed {self.seed}), Holm "
                 f"across all {len(self.tests)} pairs x measures, alpha {self.alpha}. "
-                f"{self.tie_sentence()}")
-        return Table("comparison", f"Comparison on {self.release}", columns, rows, note)
+                f"{self.decided_sentence()}")
+        return Table("comparison", f"Comparison on {self.release}", columns, rows, note, self.ties)
 
-    def tie_sentence(self) -> str:
-        """The tie rule and, per run, the queries whose n-Clue or Gold Hit outcome a tie decides."""
+    def decided_sentence(self) -> str:
+        """Per run, the queries whose n-Clue or Gold Hit outcome a tie decides (the table's
+        note; the tie rule is printed after it, :attr:`nclue.table.Table.printed_note`)."""
         decided = ", ".join(f"({self.letter(r)}) {(self.tie_decided or {}).get(r, 0)}"
                             for r in self.runs)
-        return (f"{rule_note(self.ties)} Queries whose n-Clue or Gold Hit outcome at k={self.k} "
-                f"a tie decides: {decided}.")
+        return f"Queries whose n-Clue or Gold Hit outcome at k={self.k} a tie decides: {decided}."
 
     def document(self):
         from .report.document import Document, TableBlock

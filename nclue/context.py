@@ -46,7 +46,8 @@ class ReleaseContext:
         self._outcomes: Dict[Tuple[str, int], Mapping[str, QueryOutcome]] = {}
         self._coverage: Dict[Tuple[Tuple[str, int], str], Optional[Vector]] = {}
         self._perspectives: Optional[Mapping[str, PerspectiveQuery]] = None
-        self._derived: Dict[Tuple, object] = {}
+        self._derived: Dict[Tuple, Tuple[object, bool]] = {}
+        self._reads = [0]  # calls that read run rankings or their scores (shared with views)
 
     @property
     def name(self) -> str:
@@ -64,7 +65,15 @@ class ReleaseContext:
             raise InputError(self.layout.report_spec, f"unknown run id {run_id!r}")
         return self.index[run_id]
 
+    @property
+    def ranking_reads(self) -> int:
+        """How many times anything read a run's rankings or per-query results through this
+        context (or a view of it): a table whose build moves it was scored under the tie rule
+        (:func:`nclue.tables.kinds.build_table` names the rule under it)."""
+        return self._reads[0]
+
     def run(self, run_id: str) -> Run:
+        self._reads[0] += 1
         if run_id not in self._runs:
             entry = self.entry(run_id)
             if entry.sha256 not in self._parsed:
@@ -104,6 +113,7 @@ class ReleaseContext:
         return (self.entry(run_id).sha256, k or self.k)
 
     def outcomes(self, run_id: str, k: Optional[int] = None) -> Mapping[str, QueryOutcome]:
+        self._reads[0] += 1
         key = self._content_key(run_id, k)
         if key not in self._outcomes:
             self._outcomes[key] = outcome_records(self._facts, self.run(run_id), key[1])
@@ -117,6 +127,7 @@ class ReleaseContext:
     def vectors(self, run_id: str, k: Optional[int] = None) -> Dict[str, Vector]:
         """Per-query vectors of every outcome measure of the registry at cutoff ``k`` that the
         context's tie rule computes (:func:`nclue.tie_contract.outcome_vectors`)."""
+        self._reads[0] += 1
         key = self._content_key(run_id, k)
         if key not in self._vectors:
             self._vectors[key] = Scorer(self.release, self.registry, self._facts).outcome_vectors(
@@ -130,6 +141,7 @@ class ReleaseContext:
         records, hard coverage ``hc@k`` with the release's conditions as perspectives, Multi³IR
         eq. 5); a measure the rule refuses, or one a release report cannot provide, is an
         InputError naming the report spec."""
+        self._reads[0] += 1
         definition = self.registry.definition(measure)
         if definition.computation == "outcome":
             return self.scorer.vector(self.run(run_id), measure, self.layout.report_spec,
@@ -164,8 +176,13 @@ class ReleaseContext:
         """A value computed once per context (several tables read one computation, e.g. the
         Multi³IR section's tables); ``key`` names it and its settings."""
         if key not in self._derived:
-            self._derived[key] = compute()
-        return self._derived[key]
+            before = self._reads[0]
+            value = compute()
+            self._derived[key] = (value, self._reads[0] > before)
+        value, read_rankings = self._derived[key]
+        if read_rankings:  # a later reader of a value scored from rankings reads them too
+            self._reads[0] += 1
+        return value
 
     def resampler(self, qids: Iterable[str], seed: int) -> Resampler:
         """The family Resampler of one query set and seed, shared by every table of this context

@@ -36,19 +36,12 @@ from .measures import COMPUTATIONS, EXPECTATIONS, REGISTRY, Measure, MeasureDef,
 from .query_outcomes import (QueryFacts, QueryOutcome, RandomRankError, is_page_scored,
                              query_facts, query_outcome)
 from .release import Release
-from .runs import ORDER_RULES, TIE_RULES, Ranking, Run
+from .runs import ORDER_RULES, RULE_TEXT, TIE_RULES, Ranking, Run, tie_sentence
 from .ties import (expected_gold_hit, expected_hard_coverage, expected_outcome, first_rank_law,
                    outcome_at_ranks, tie_decided_queries, tie_groups)
 
 Vector = Dict[str, float]
 Perspectives = Mapping[str, PerspectiveQuery]
-
-#: One line per rule family: what an order rule means, what ``expected`` means.
-RULE_TEXT: Mapping[str, str] = {
-    "input": "stable file order inside tied scores, the paper's rule",
-    "trec_eval": "docid descending inside tied scores, trec_eval's rule",
-    "expected": "exact expectation over uniformly random orders inside tied scores",
-}
 
 _ORDERED: Mapping[str, str] = {
     "outcome": "its per-query function of the outcome record of the rule's order",
@@ -276,7 +269,7 @@ def file_order_warning(path: object, decided: Sequence[str], what: str) -> str:
 
 def rule_note(rule: str) -> str:
     """The sentence every output and table carries about its tie rule."""
-    return f"Score ties: {rule} ({RULE_TEXT[rule]})."
+    return tie_sentence(rule)
 
 
 def describe_rules() -> List[str]:

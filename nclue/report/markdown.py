@@ -31,8 +31,8 @@ def table_lines(table: Table, block: "TableBlock | None" = None) -> List[str]:
             mark = block.mark(row_key, column.key) if block is not None else ""
             cells.append(text + (f"<sup>{mark}</sup>" if mark else ""))
         lines.append(f"| {_cell(label)} | " + " | ".join(cells) + " |")
-    if table.note:
-        lines += ["", table.note]
+    if table.printed_note:
+        lines += ["", table.printed_note]
     return lines
 
 
