@@ -316,6 +316,13 @@ class ContractTable(unittest.TestCase):
             self.assertIn(f"`{d.key}", table)
         self.assertIn("refused", table)  # the coverage measures under expected
 
+    def test_architecture_table_is_current(self):
+        text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+        opening = "<!-- generated: tie-contract -->\n"
+        start = text.index(opening) + len(opening)
+        block = text[start:text.index("<!-- /generated -->\n", start)]
+        self.assertEqual(block, contract_markdown(), "run python tools/make_docs.py")
+
     def test_declarations_are_checked(self):
         with self.assertRaises(ValueError):
             MeasureDef("x", "X", True, "d", "c", per_query=gold_rr, expectation="hard_coverage")
