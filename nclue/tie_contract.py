@@ -272,13 +272,15 @@ def hc_decided_queries(queries: Mapping[str, PerspectiveQuery], run: Run,
     return tuple(out)
 
 
-def file_order_warning(path: object, decided: Sequence[str], what: str) -> str:
+def file_order_warning(path: object, decided: Sequence[str], what: str,
+                       rules: str = "--ties trec_eval or --ties expected") -> str:
     """The one-line stderr warning for a run whose file order, under ``--ties input``, breaks
-    score ties that decide ``what`` (e.g. "the n-Clue or Gold Hit outcome at k=10")."""
+    score ties that decide ``what`` (e.g. "the n-Clue or Gold Hit outcome at k=10"); ``rules``:
+    the order-free rules the command offers."""
     n = len(decided)
     return (f"nclue: warning: {path}: under --ties input the file order of tied scores decides "
-            f"{what} of {n} quer{'y' if n == 1 else 'ies'} (first: {decided[0]}); use --ties "
-            "trec_eval or --ties expected for a result that does not depend on it")
+            f"{what} of {n} quer{'y' if n == 1 else 'ies'} (first: {decided[0]}); use {rules} "
+            "for a result that does not depend on it")
 
 
 def rule_note(rule: str) -> str:

@@ -170,13 +170,20 @@ class FileOrder(unittest.TestCase):
     def test_coverage_names_the_rule_and_warns(self):
         args = ("coverage", self.trec, self.reversed, "--release", str(EXAMPLE), "--k", "1", "10",
                 "--json")
-        code, out, err = run_cli(*args, "--ties", "trec_eval")
-        self.assertEqual(code, 0)
-        output = json.loads(out)
-        self.assertEqual(output["ties"], "trec_eval")
-        first, second = output["runs"]
-        self.assertEqual(first["measures"], second["measures"])
-        self.assertNotIn("warning", err)
+        for rule in ("trec_eval", "expected"):
+            code, out, err = run_cli(*args, "--ties", rule)
+            self.assertEqual(code, 0)
+            output = json.loads(out)
+            self.assertEqual(output["ties"], rule)
+            first, second = output["runs"]
+            self.assertEqual(first["measures"], second["measures"])
+            self.assertNotIn("warning", err)
+        # q1's HC@1 under expected: d01 and d02 share the top score; the mean of the two orders'
+        # HC@1 is tested in tests/test_ties.py; SC@k has no exact expectation: refused
+        code, out, err = run_cli(*args, "--ties", "expected", "--source-field", "source")
+        self.assertEqual(code, 2)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("--ties expected refuses it", err)
         code, out, err = run_cli(*args)
         output = json.loads(out)
         self.assertEqual(output["ties"], "input")
