@@ -14,7 +14,10 @@
 This module is the stable surface: the functions above and the records they return
 (:class:`ScoreResult`, :class:`Comparison`). Everything else is importable but may change.
 Measures are named as the registry names them (:mod:`nclue.measures`), with the ir_measures-style
-aliases that mean exactly the same thing (:data:`nclue.measures.ALIASES`).
+aliases that mean exactly the same thing (:data:`nclue.measures.ALIASES`). Each measure is
+computed under the tie rule its run was loaded with, as its tie contract says
+(:mod:`nclue.tie_contract`); :class:`ScoreResult` and :class:`Comparison` name the rule and count
+the queries whose n-Clue or Gold Hit outcome a tie decides (``tie_decided_queries``).
 """
 
 import math

@@ -420,7 +420,8 @@ BUILTIN: Tuple[MeasureDef, ...] = (
     MeasureDef("gold_support", "Gold+Support", True,
                "some top-k gold's three highest-scoring distinct pages intersect the stored "
                "support of every condition", f"{NCLUE}, sec. 4.4, Table S5b",
-               denominator="page_scored", needs="pages", per_query=_gold_support, expectation=FIELDS),
+               denominator="page_scored", needs="pages", per_query=_gold_support,
+               expectation=FIELDS),
     MeasureDef("condition_coverage", "Cond. coverage", True,
                "share of conditions whose support some top-k gold's three surfaced pages "
                "intersect", f"{NCLUE}, Table 8", denominator="gold_hit", needs="pages",

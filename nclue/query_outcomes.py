@@ -3,6 +3,9 @@
 
 :mod:`nclue.metrics` turns these outcomes into per-query vectors and aggregates (and, under the
 ``expected`` tie rule, :mod:`nclue.ties` computes their exact expectations over tie orders).
+Every :class:`QueryOutcome` record, of one order or of the expectations, is made by
+:func:`build_outcome`; :mod:`nclue.tie_contract` says which record each measure reads under each
+tie rule.
 """
 
 import math
@@ -221,7 +224,8 @@ def build_outcome(qid: str, k: int, ranks: Optional[Tuple[Optional[int], Optiona
     )
 
 
-def rank_outcomes(first_gold: Optional[int], first_subset: Optional[int], k: int) -> Tuple[int, int]:
+def rank_outcomes(first_gold: Optional[int], first_subset: Optional[int],
+                  k: int) -> Tuple[int, int]:
     """(Gold Hit@k, n-Clue success) of the first ranks (n-Clue paper, sec. 3.1)."""
     hit = first_gold is not None and first_gold <= k
     complete = hit and (first_subset is None or first_gold < first_subset)

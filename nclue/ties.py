@@ -65,10 +65,10 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .query_outcomes import (PageOutcome, QueryFacts, QueryOutcome, build_outcome, is_page_scored,
-                             rank_outcomes, surfaced_pages)
+from .query_outcomes import (PageOutcome, QueryFacts, QueryOutcome, build_outcome, rank_outcomes,
+                             surfaced_pages)
 from .runs import Ranking, Run
 
 ZERO = Fraction(0)
@@ -355,7 +355,8 @@ def first_rank_law(golds: Iterable[str], subsets: Iterable[str],
         if gold_group is not None and subset_group is not None:
             break
 
-    def marginal(group: Optional[TieGroup], marked: Iterable[str]) -> List[Tuple[Fraction, Optional[int]]]:
+    def marginal(group: Optional[TieGroup],
+                 marked: Iterable[str]) -> List[Tuple[Fraction, Optional[int]]]:
         if group is None:
             return [(ONE, None)]
         n = len(set(marked).intersection(group.docs))

@@ -116,7 +116,8 @@ def generated_cases(seed, count):
         n = rng.randint(1, 6)
         docs = [f"d{i}" for i in rng.sample(range(10), n)]
         scores = [float(rng.randint(1, 3)) for _ in docs]  # file order: not sorted
-        if math.prod(math.factorial(g.size) for g in tie_groups(*reference_order(docs, scores, "input"))) > MAX_ORDERS:
+        ordered = reference_order(docs, scores, "input")
+        if math.prod(math.factorial(g.size) for g in tie_groups(*ordered)) > MAX_ORDERS:
             continue
         n_cond = rng.choice((1, 2, 3))
         pool = docs + ["x1", "x2"]
@@ -129,7 +130,8 @@ def generated_cases(seed, count):
         pages = None
         if rng.random() < 0.5:
             pages = {d: tuple((rng.randint(1, 4), float(rng.randint(1, 3)))
-                              for _ in range(rng.randint(0, 4))) for d in docs if rng.random() < 0.8}
+                              for _ in range(rng.randint(0, 4)))
+                     for d in docs if rng.random() < 0.8}
         facts = QueryFacts("q", n_cond, frozenset(golds), frozenset(subsets), clues, support)
         perspectives = tuple(Perspective(f"p{i}", frozenset(rng.sample(pool, rng.randint(1, 3))))
                              for i in range(rng.randint(1, 3)))
@@ -174,7 +176,7 @@ class EveryMeasureEveryRule(unittest.TestCase):
             for rule in TIE_RULES:
                 label = f"{where}: {measure.name} under {rule}"
                 if d.computation == "coverage" and d.key not in COVERAGE_REFERENCE:
-                    self.fail(f"{label}: add the measure's per-order function to COVERAGE_REFERENCE")
+                    self.fail(f"{label}: add its per-order function to COVERAGE_REFERENCE")
                 if refusal(d, rule) is not None:
                     with self.assertRaises(InputError, msg=label) as caught:
                         self.contract_value(case, d, measure, rule)
