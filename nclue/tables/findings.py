@@ -148,7 +148,9 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
                      f"paper: {item.direction}]")
         else:
             path = ctx.layout.folder / item.dispersion_quartiles
-            dispersions = load_dispersions(path)  # a bad file is named with its line
+            # quartiles over the queries this context scores (a held-out or label-version view
+            # restates Table 7 on its own queries)
+            dispersions = {q: d for q, d in load_dispersions(path).items() if q in ctx.release.queries}
             try:
                 delta, stats = quartile_gap(diff, dispersions, resampler, spec.replicates)
             except (ValueError, NclueError) as exc:
@@ -192,7 +194,8 @@ def quartile_gap(diff: Mapping[str, float], dispersions: Mapping[str, float],
     """Gain in the most dispersed quartile minus gain in the most clustered one (``diff`` is the
     per-query variant-minus-base vector) and its sorted family-bootstrap replicates. Quartiles
     as in Multi3IR Table 7: :func:`nclue.coverage.quartiles` over every query of
-    ``dispersions``, each of which must be in ``diff``."""
+    ``dispersions`` (the caller keeps the queries of the release or view it scores), each of
+    which must be in ``diff``."""
     groups = quartiles(dispersions)
     outside = sorted(q for q in groups if q not in diff)
     if outside:
