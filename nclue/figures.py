@@ -81,7 +81,9 @@ class PairedEffect:
     """One controlled contrast in Figure 2(b): variant minus base, in percentage points.
 
     ``x`` = Delta Gold Hit@10, ``y`` = Delta n-Clue Score@10; ``x_interval``/``y_interval`` are
-    optional (low, high) paired 95% intervals drawn as whiskers.
+    optional (low, high) paired 95% intervals drawn as whiskers; ``x_se``/``y_se`` the optional
+    Monte Carlo SE of each interval's bounds (the larger of the two), printed with the interval
+    in the figure's description.
     """
 
     label: str
@@ -90,6 +92,8 @@ class PairedEffect:
     y: float
     x_interval: Optional[Tuple[float, float]] = None
     y_interval: Optional[Tuple[float, float]] = None
+    x_se: Optional[float] = None
+    y_se: Optional[float] = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -662,6 +666,7 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
     if not isinstance(effects, (list, tuple)) or not effects:
         raise NclueError("delta_plane_svg needs a non-empty list of PairedEffect")
     rows = []
+    ses: List[Tuple[Optional[float], Optional[float]]] = []
     for i, e in enumerate(effects):
         if not isinstance(e, PairedEffect):
             raise NclueError(f"effect {i}: expected PairedEffect, got {type(e).__name__}")
@@ -671,6 +676,11 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
                      _check_number(e.y, f"effect {name!r} y (Delta n-Clue Score)"),
                      _check_interval(e.x_interval, f"effect {name!r} x_interval"),
                      _check_interval(e.y_interval, f"effect {name!r} y_interval")))
+        for what, se, iv in (("x_se", e.x_se, e.x_interval), ("y_se", e.y_se, e.y_interval)):
+            if se is not None and (iv is None or _check_number(se, f"effect {name!r} {what}") < 0):
+                raise NclueError(f"effect {name!r} {what}: a Monte Carlo SE needs its interval "
+                                 "and must be >= 0")
+        ses.append((e.x_se, e.y_se))
     xs = [v for r in rows for v in ((r[2],) + (r[4] or ()))]
     ys = [v for r in rows for v in ((r[3],) + (r[5] or ()))]
     xr = _check_range(x_range, "x_range") or auto_range_symmetric(xs)
@@ -684,16 +694,21 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
     styles = _styles([r[1] for r in rows], block_order, "block")
     show = _labelled([r[0] for r in rows], labelled)
 
-    def interval_text(iv: Optional[Tuple[float, float]]) -> str:
-        return "" if iv is None else f" [{fmt(iv[0])}, {fmt(iv[1])}]"
+    def interval_text(iv: Optional[Tuple[float, float]], se: Optional[float] = None) -> str:
+        if iv is None:
+            return ""
+        return f" [{fmt(iv[0])}, {fmt(iv[1])}]" + ("" if se is None else f" (MC SE {fmt(se)})")
 
     summary = (f"Delta plane of {len(rows)} paired effects in {len(styles)} blocks; x: {x_label}, "
                f"y: {y_label}; solid lines: zero; "
                + ("dashed line: equal change on both axes; " if diagonal else "")
-               + "whiskers: 95% intervals. Effects: "
-               + "; ".join(f"{name} ({blk}): \u0394 Gold Hit {fmt(dx)}{interval_text(xi)}, "
-                           f"\u0394 n-Clue Score {fmt(dy)}{interval_text(yi)}"
-                           for name, blk, dx, dy, xi, yi in rows) + ".")
+               + "whiskers: 95% intervals"
+               + ("; MC SE: the larger Monte Carlo SE of an interval's two bounds"
+                  if any(se is not None for pair in ses for se in pair) else "")
+               + ". Effects: "
+               + "; ".join(f"{name} ({blk}): \u0394 Gold Hit {fmt(dx)}{interval_text(xi, xse)}, "
+                           f"\u0394 n-Clue Score {fmt(dy)}{interval_text(yi, yse)}"
+                           for (name, blk, dx, dy, xi, yi), (xse, yse) in zip(rows, ses)) + ".")
     out: List[str] = []
     _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out,
               _canvas_height(styles))

@@ -238,6 +238,11 @@ def interval_keys(measure: Measure) -> Tuple[str, str]:
     return f"{measure.name}_lo", f"{measure.name}_hi"
 
 
+def se_key(measure: Measure) -> str:
+    """The key of the Monte Carlo SE of a measure's interval bounds in a table: ``hc@10_se``."""
+    return f"{measure.name}_se"
+
+
 def cutoff_key(statistic: str, measure: Measure) -> str:
     """The key of a statistic of a measure in a table whose columns share one measure family and
     differ by cutoff: ``delta@10``, ``p@10`` (of ``hc@10``); ``@5`` for the bare cutoff."""

@@ -31,8 +31,10 @@ dispersed quarter of the queries minus the gain among the most clustered quarter
 family bootstrap (:func:`nclue.inference.groups.group_difference_distribution`); its Base and
 Variant cells are empty.
 
-Every row also gives the Monte Carlo SE of its interval bound nearest zero and a fragility
-flag (1 when the verdict could flip within two Monte Carlo SE; :mod:`nclue.inference.montecarlo`).
+Every row also gives the Monte Carlo SE of the bound that decides its verdict and a fragility flag
+(1 when that bound lies within two Monte Carlo SE of the point where the verdict would change):
+the 95% bound nearest 0, or on a no-effect row the 90% bound nearest -margin or +margin
+(:func:`row_decision`, :mod:`nclue.inference.montecarlo`).
 
 The verdict is a number so that it is a verified claim like every other cell; the report prints
 its sentence.
@@ -47,7 +49,8 @@ from ..claims import format_fixed
 from ..inference.equivalence import EQUIVALENT, NOT_EQUIVALENT, equivalence_verdict
 from ..coverage import load_dispersions, quartiles
 from ..inference.groups import group_difference_distribution
-from ..inference.montecarlo import bootstrap_distribution, interval_fragile, quantile_se
+from ..inference.montecarlo import (Deciding, bootstrap_distribution, directional_decision,
+                                    equivalence_decision, quantile_se)
 from ..inference.resampling import _paired, percentile
 from ..context import ReleaseContext
 from ..errors import InputError, NclueError
@@ -116,7 +119,7 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
     columns = (Column("base", "Base", 1), Column("variant", "Variant", 1), Column("delta", "Delta", 1),
                Column("ci_lo", "95% CI low", 1), Column("ci_hi", "95% CI high", 1),
                Column("margin", "Equivalence margin", 1), Column("lo90", "90% CI low", 1),
-               Column("hi90", "90% CI high", 1), Column("se", "MC SE of the bound nearest 0", 2),
+               Column("hi90", "90% CI high", 1), Column("se", "MC SE of the deciding bound", 2),
                Column("fragile", "Fragile", 0),
                Column("verdict", "Verdict (1 / 0 / -1 / -2 / -3)", 0))
     rows = []
@@ -160,33 +163,42 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
                      f"{item.base} in the most dispersed minus the most clustered quartile, "
                      f"paper: {item.direction}]")
         lo, hi = percentile(stats, ALPHA), percentile(stats, 1 - ALPHA)
-        se_lo, se_hi = quantile_se(stats, ALPHA), quantile_se(stats, 1 - ALPHA)
-        cells.update({"ci_lo": 100.0 * lo, "ci_hi": 100.0 * hi,
-                      "se": 100.0 * (se_lo if abs(lo) <= abs(hi) else se_hi)})
+        cells.update({"ci_lo": 100.0 * lo, "ci_hi": 100.0 * hi})
         lo90 = hi90 = None
         if item.direction == "0":
             alpha = (1 - EQUIVALENCE_LEVEL) / 2
             lo90, hi90 = 100.0 * percentile(stats, alpha), 100.0 * percentile(stats, 1 - alpha)
-            se90 = [quantile_se(stats, alpha), quantile_se(stats, 1 - alpha)]
             cells.update({"margin": item.margin, "lo90": lo90, "hi90": hi90})
-            m = item.margin / 100.0
-            fragile = any(abs(abs(b) - m) < 2 * se for b, se in
-                          zip((lo90 / 100.0, hi90 / 100.0), se90))
-        else:
-            fragile = interval_fragile(lo, hi, se_lo, se_hi)
-        cells["fragile"] = 1.0 if fragile else 0.0
+        decision = row_decision(stats, item.margin / 100.0 if item.direction == "0" else None)
+        cells.update({"se": 100.0 * decision.se, "fragile": 1.0 if decision.fragile else 0.0})
         cells["verdict"] = float(verdict(item.direction, cells["delta"], cells["ci_lo"],
                                          cells["ci_hi"], item.margin, lo90, hi90))
         rows.append((item.id, label, cells))
     note = ("Percentage points; variant minus base; 95% family-clustered percentile bootstrap "
             f"({spec.replicates} replicates, seed {spec.seed}); no-effect findings: two one-sided "
-            "tests, equivalence when the 90% interval lies inside (-margin, +margin). Fragile = 1 "
-            "when the verdict could flip within two Monte Carlo SE of a bound. Verdict: "
+            "tests, equivalence when the 90% interval lies inside (-margin, +margin). MC SE: Monte "
+            "Carlo SE of the deciding bound (the 95% bound nearest 0; on rows with a margin the 90% "
+            "bound nearest -margin or +margin); Fragile = 1 when that bound lies within two MC SE "
+            "of where the verdict would change. Verdict: "
             + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items())
             + "; rows with a margin (no-effect findings): "
             + "; ".join(f"{code} = {text}" for code, text in NULL_VERDICT_TEXT.items()) + ".")
     return Table(spec.id, spec_title(spec, "Do the paper's directional findings replicate?"),
                  columns, tuple(rows), note)
+
+
+def row_decision(stats: List[float], margin: Optional[float] = None) -> Deciding:
+    """The bound that decides a findings row from its sorted replicates ``stats``: without a
+    margin the 95% bound nearest 0; with a margin (in the units of ``stats``; a no-effect row
+    judged by two one-sided tests) the 90% bound nearest -margin or +margin; nearest in its own Monte Carlo
+    SEs (:func:`nclue.inference.montecarlo.deciding_bound`). Its ``se`` is the row's printed
+    MC SE and its ``fragile`` the row's flag, so both refer to the same bound at the same level."""
+    if margin is None:
+        lo, hi = percentile(stats, ALPHA), percentile(stats, 1 - ALPHA)
+        return directional_decision(lo, hi, quantile_se(stats, ALPHA), quantile_se(stats, 1 - ALPHA))
+    alpha = (1 - EQUIVALENCE_LEVEL) / 2
+    return equivalence_decision(percentile(stats, alpha), percentile(stats, 1 - alpha),
+                                quantile_se(stats, alpha), quantile_se(stats, 1 - alpha), margin)
 
 
 def quartile_gap(diff: Mapping[str, float], dispersions: Mapping[str, float],
