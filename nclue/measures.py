@@ -122,6 +122,11 @@ ALIASES: Tuple[Alias, ...] = tuple(
         ("trec_eval", "ndcg", "._", True, None, _NDCG),
     ))
 
+#: trec_eval's measure families among the aliases, in the order trec_eval prints them (its
+#: measure table, ``measures.c``): ``trec_eval -q`` prints, per query, ``ndcg_cut_<k>`` before
+#: ``success_<k>``, each family's cutoffs ascending.
+TREC_EVAL_FAMILIES: Tuple[str, ...] = ("ndcg_cut", "success")
+
 #: Names of other tools' measures that nclue has no exact equivalent of, with the reason.
 NO_EQUIVALENT: Mapping[str, str] = {
     "Success": "on graded qrels a judged subset counts as a success; gold:Success@k is Gold Hit@k",
@@ -141,6 +146,30 @@ def _possessive(tool: str) -> str:
 def find_alias(gold: bool, name: str) -> Optional[Alias]:
     """The alias ``name`` (with or without the ``gold:`` prefix), or None."""
     return next((a for a in ALIASES if a.gold == gold and a.name == name), None)
+
+
+def trec_eval_name(text: str, default_k: Optional[int] = None) -> Optional[Tuple[int, int, str]]:
+    """trec_eval's printed name of a measure asked for by its trec_eval name, else None.
+
+    ``ndcg_cut.10`` / ``gold:ndcg_cut.10`` -> ``ndcg_cut_10``; ``gold:success.5`` -> ``success_5``
+    (``trec_eval -m ndcg_cut.10 -q`` prints ``ndcg_cut_10``). A bare family gives None: an alias
+    takes no default cutoff (:meth:`MeasureRegistry.parse` refuses it with the reason);
+    ``default_k`` is accepted for the callers' signature. Returned as ``(family index, cutoff,
+    name)``, so that sorting gives trec_eval's print order (:data:`TREC_EVAL_FAMILIES`). Registry
+    names and ir_measures names (``nDCG@10``) give None.
+    """
+    found = _ALIAS.match(text) if isinstance(text, str) else None
+    if found is None or found.group(2) not in TREC_EVAL_FAMILIES:
+        return None
+    gold, family, sep, k_text = (bool(found.group(1)), found.group(2), found.group(3),
+                                 found.group(4))
+    alias = find_alias(gold, family)
+    if alias is None or alias.target is None or k_text is None or sep not in alias.separators:
+        return None
+    k = int(k_text)
+    if k < 1:
+        return None
+    return TREC_EVAL_FAMILIES.index(family), k, f"{family}_{k}"
 
 
 @dataclass(frozen=True)

@@ -219,9 +219,11 @@ def quartile_gap(diff: Mapping[str, float], dispersions: Mapping[str, float],
     return gap, group_difference_distribution(resampler, diff, low, high, replicates)
 
 
-def findings_sentences(table: Table, explanations: Optional[Dict[str, str]] = None) -> List[str]:
+def findings_sentences(table: Table,
+                       explanations: Optional[Dict[str, str]] = None) -> List[Tuple[str, str]]:
     """Plain-language sentences for the report, one per finding, from a findings table (or an
-    ``observations`` table, whose regression rows carry ``beta`` cells in log-odds per SD)."""
+    ``observations`` table, whose regression rows carry ``beta`` cells in log-odds per SD), as
+    ``(verdict, the rest of the sentence)``: the report shows the verdict in bold, both verbatim."""
     lines = []
     explanations = explanations or {}
     for row_key, label, cells in table.rows:
@@ -231,22 +233,23 @@ def findings_sentences(table: Table, explanations: Optional[Dict[str, str]] = No
         lo, hi = cells.get(prefix + "lo" if prefix else "ci_lo"), cells.get(prefix + "hi" if prefix else "ci_hi")
         margin = cells.get(prefix + "margin")
         if value is None:
-            line = f"**{VERDICT_TEXT[code]}**: {label}"
+            verdict, line = VERDICT_TEXT[code], f": {label}"
         elif margin is not None:
-            shown = NULL_VERDICT_TEXT[code]
-            line = (f"**{shown}**: {label}: {'beta' if prefix else 'delta'} "
+            verdict = NULL_VERDICT_TEXT[code]
+            line = (f": {label}: {'beta' if prefix else 'delta'} "
                     f"{_signed(value, places)} {unit}, 90% interval "
                     f"[{_signed(cells[prefix + 'lo90'], places)}, "
                     f"{_signed(cells[prefix + 'hi90'], places)}] against a margin of "
                     f"+/-{format_fixed(margin, places)}")
         else:
-            line = (f"**{VERDICT_TEXT[code]}**: {label}: {'beta' if prefix else 'delta'} "
+            verdict = VERDICT_TEXT[code]
+            line = (f": {label}: {'beta' if prefix else 'delta'} "
                     f"{_signed(value, places)} {unit} [{_signed(lo, places)}, {_signed(hi, places)}]")
         if cells.get("fragile"):
             line += " (fragile: within two Monte Carlo SE of flipping)"
         if row_key in explanations:
             line += f". {explanations[row_key]}"
-        lines.append(line)
+        lines.append((verdict, line))
     return lines
 
 
