@@ -11,17 +11,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .coverage import (PerspectiveQuery, per_query_coverage, perspectives_from_release,
-                       rankings_of)
+from .coverage import PerspectiveQuery, perspectives_from_release
 from .errors import InputError
 from .formats import PathLike
 from .inference.resampling import Resampler
 from .layout import ReleaseLayout
 from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry
-from .metrics import QueryOutcome, aggregate, outcomes, per_query_from_outcomes, query_facts
+from .metrics import QueryOutcome, aggregate, query_facts
 from .release import Release, gold_families, load_release
 from .run_index import RunEntry, RunIndex
 from .runs import Run, load_run
+from .tie_contract import Scorer, outcome_records
 
 Vector = Dict[str, float]
 
@@ -47,9 +47,10 @@ class ReleaseContext:
         self._parsed: Dict[str, Run] = {}  # by file sha256: identical files are parsed once
         self._vectors: Dict[Tuple[str, int], Dict[str, Vector]] = {}
         self._outcomes: Dict[Tuple[str, int], Mapping[str, QueryOutcome]] = {}
-        self._coverage: Dict[Tuple[str, int], Vector] = {}
+        self._coverage: Dict[Tuple[Tuple[str, int], str], Optional[Vector]] = {}
         self._perspectives: Optional[Mapping[str, PerspectiveQuery]] = None
-        self._derived: Dict[Tuple, object] = {}
+        self._derived: Dict[Tuple, Tuple[object, bool]] = {}
+        self._reads = [0]  # calls that read run rankings or their scores (shared with views)
 
     @property
     def name(self) -> str:
@@ -87,7 +88,15 @@ class ReleaseContext:
             raise InputError(self.layout.report_spec, f"unknown run id {run_id!r}")
         return self.index[run_id]
 
+    @property
+    def ranking_reads(self) -> int:
+        """How many times anything read a run's rankings or per-query results through this
+        context (or a view of it): a table whose build moves it was scored under the tie rule
+        (:func:`nclue.tables.kinds.build_table` names the rule under it)."""
+        return self._reads[0]
+
     def run(self, run_id: str) -> Run:
+        self._reads[0] += 1
         if run_id not in self._runs:
             entry = self.entry(run_id)
             if entry.sha256 not in self._parsed:
@@ -108,36 +117,44 @@ class ReleaseContext:
         return (self.entry(run_id).sha256, k or self.k)
 
     def outcomes(self, run_id: str, k: Optional[int] = None) -> Mapping[str, QueryOutcome]:
+        self._reads[0] += 1
         key = self._content_key(run_id, k)
         if key not in self._outcomes:
-            self._outcomes[key] = outcomes(self.release, self.run(run_id), key[1], self._facts)
+            self._outcomes[key] = outcome_records(self._facts, self.run(run_id), key[1])
         return self._outcomes[key]
 
+    @property
+    def scorer(self) -> Scorer:
+        """The tie contract's scorer over this context's release (:mod:`nclue.tie_contract`)."""
+        return Scorer(self.release, self.registry, self._facts, lambda: self.perspectives)
+
     def vectors(self, run_id: str, k: Optional[int] = None) -> Dict[str, Vector]:
-        """Per-query vectors of every outcome measure of the registry at cutoff ``k``."""
+        """Per-query vectors of every outcome measure of the registry at cutoff ``k`` that the
+        context's tie rule computes (:func:`nclue.tie_contract.outcome_vectors`)."""
+        self._reads[0] += 1
         key = self._content_key(run_id, k)
         if key not in self._vectors:
-            self._vectors[key] = per_query_from_outcomes(self.outcomes(run_id, key[1]), key[1],
-                                                         self.registry)
+            self._vectors[key] = Scorer(self.release, self.registry, self._facts).outcome_vectors(
+                self.run(run_id), key[1], self.outcomes(run_id, key[1]))
         return self._vectors[key]
 
     def vector(self, run_id: str, measure: Measure) -> Optional[Vector]:
         """The per-query vector of one measure, or None where the run does not have it (page
-        measures of a run without page scores). Outcome measures come from the scorer; hard
-        coverage ``hc@k`` from :mod:`nclue.coverage` with the release's conditions as
-        perspectives (Multi³IR eq. 5)."""
+        measures of a run without page scores), computed as the measure's tie contract says
+        under the context's rule (:mod:`nclue.tie_contract`: outcome measures from the outcome
+        records, hard coverage ``hc@k`` with the release's conditions as perspectives, Multi³IR
+        eq. 5); a measure the rule refuses, or one a release report cannot provide, is an
+        InputError naming the report spec."""
+        self._reads[0] += 1
         definition = self.registry.definition(measure)
-        if definition.per_query is not None:
-            return self.vectors(run_id, measure.k).get(measure.name)
-        if measure.key == "hc":
-            key = self._content_key(run_id, measure.k)
-            if key not in self._coverage:
-                self._coverage[key] = per_query_coverage(
-                    self.perspectives, rankings_of(self.run(run_id)), (measure.k,))[measure.name]
-            return self._coverage[key]
-        raise InputError(self.layout.report_spec,
-                         f"measure {measure.name!r} needs {definition.needs}, which a release "
-                         "report does not provide")
+        if definition.computation == "outcome":
+            return self.scorer.vector(self.run(run_id), measure, self.layout.report_spec,
+                                      lambda k: self.vectors(run_id, k), self.k)
+        key = (self._content_key(run_id, measure.k), measure.name)
+        if key not in self._coverage:
+            self._coverage[key] = self.scorer.vector(self.run(run_id), measure,
+                                                     self.layout.report_spec)
+        return self._coverage[key]
 
     @property
     def perspectives(self) -> Mapping[str, PerspectiveQuery]:
@@ -163,8 +180,13 @@ class ReleaseContext:
         """A value computed once per context (several tables read one computation, e.g. the
         Multi³IR section's tables); ``key`` names it and its settings."""
         if key not in self._derived:
-            self._derived[key] = compute()
-        return self._derived[key]
+            before = self._reads[0]
+            value = compute()
+            self._derived[key] = (value, self._reads[0] > before)
+        value, read_rankings = self._derived[key]
+        if read_rankings:  # a later reader of a value scored from rankings reads them too
+            self._reads[0] += 1
+        return value
 
     def resampler(self, qids: Iterable[str], seed: int) -> Resampler:
         """The family Resampler of one query set and seed, shared by every table of this context

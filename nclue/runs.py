@@ -43,6 +43,21 @@ Lines = Iterator[Tuple[int, str]]
 
 TIE_RULES = ("input", "trec_eval", "expected")
 ORDER_RULES = ("input", "trec_eval")  # the rules that choose one order (``expected`` chooses none)
+#: What each tie rule means, in the words every output and table prints (:func:`tie_sentence`).
+RULE_TEXT = {
+    "input": "stable file order inside tied scores, the paper's rule",
+    "trec_eval": "docid descending inside tied scores, trec_eval's rule",
+    "expected": "exact expectation over uniformly random orders inside tied scores",
+}
+
+
+def tie_sentence(ties: str) -> str:
+    """The sentence an output or table carries about its tie rule: one rule (``input``), or
+    several joined by commas (one column each, as the tie-sensitivity table has them)."""
+    rules = ties.split(",")
+    if len(rules) == 1:
+        return f"Score ties: {ties} ({RULE_TEXT[ties]})."
+    return f"Score ties: one column per rule ({', '.join(rules)})."
 _STR = frozenset((str,))
 _NUMBER = frozenset((float, int))
 

@@ -28,8 +28,8 @@ BAD = [  # (report.json, the words the one-line error must contain)
      ["table 's'", "key 'runs'", "unknown run id 'no_such_run'"]),
     ({"tables": [{"id": "f", "kind": "findings", "findings": [
         {"id": "x", "statement": "s", "base": "example_lexical", "variant": "example_dense",
-         "measure": "ndcg"}]}]},
-     ["table 'f'", "key 'measure'", "unknown measure 'ndcg'"]),
+         "measure": "ndgc"}]}]},
+     ["table 'f'", "key 'measure'", "unknown measure 'ndgc'"]),
     ({"tables": [{"id": "s", "kind": "scorecard", "runs": []}]},
      ["table 's'", "key 'runs'", "must be a non-empty list"]),
     ({"tables": 5}, ["key 'tables'", "must be a list of table objects"]),
