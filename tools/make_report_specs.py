@@ -213,7 +213,7 @@ EXPLANATIONS = {
              "{scorecard/bm25_and.clean/gold_hit@10}% (scorecard)",
              (cell("scorecard", "minilm_joint_top3.clean", "gold_hit@10"), "<",
               cell("scorecard", "bm25_and.clean", "gold_hit@10"))),
-        reason("so fusion may demote BM25-AND's golds about as often as it adds new ones, and the paper's visual "
+        reason("fusion may demote BM25-AND's golds about as often as it adds new ones, and the paper's visual "
                "lists may have been stronger partners"),
         said("under the trec_eval tie rule the contrast is {+ties/finding_fusion_adds_to_lexical/delta:trec_eval} "
              "points (tie table)")]),
@@ -247,7 +247,7 @@ EXPLANATIONS = {
         said("BM25 distinct-page's Gold Hit gain over BM25-AND is not significant ("
              + interval(F, "lexical_distinct_page_hit") + ", the Gold Hit finding)",
              (cell(F, "lexical_distinct_page_hit", "verdict"), "in", [0, -1])),
-        said("and its subset-first share is higher ({outcomes/bm25_sdr.clean/subset_first@10}% against "
+        said("its subset-first share is higher ({outcomes/bm25_sdr.clean/subset_first@10}% against "
              "{outcomes/bm25_and.clean/subset_first@10}%, outcomes table)",
              (cell("outcomes", "bm25_sdr.clean", "subset_first@10"), ">",
               cell("outcomes", "bm25_and.clean", "subset_first@10"))),
@@ -432,12 +432,12 @@ DENSITY_SPLADE_EXPLANATION = ([-2, -1], [
     said("unlike BM25-AND, SPLADE-tiny's condition-wise run also finds fewer golds on 3-condition queries "
          "(Table 6 analogue: Gold Hit {slices/splade_cond_hmean_best.clean/n=2:gold_hit@10} on 2-condition and "
          "{slices/splade_cond_hmean_best.clean/n=3:gold_hit@10} on 3-condition queries; BM25-AND "
-         "{slices/bm25_and.clean/n=2:gold_hit@10} and {slices/bm25_and.clean/n=3:gold_hit@10})",
+         "{slices/bm25_and.clean/n=2:gold_hit@10} and {slices/bm25_and.clean/n=3:gold_hit@10}), so part of its loss "
+         "is one of discovery, not of ordering against near-miss subsets",
          ("slices/splade_cond_hmean_best.clean/n=3:gold_hit@10", "<", "slices/splade_cond_hmean_best.clean/n=2:gold_hit@10"),
          ("slices/bm25_and.clean/n=3:gold_hit@10", ">", "slices/bm25_and.clean/n=2:gold_hit@10")),
-    reason("so its loss is one of discovery, not of ordering against near-miss subsets: its harmonic mean is set by "
-           "the weakest of three weak per-condition SPLADE-tiny scores, so for it the third condition is one more "
-           "way to miss, not an extra anchor")])
+    reason("its harmonic mean is set by the weakest of three weak per-condition SPLADE-tiny scores, so for it a "
+           "third condition may be one more way to miss rather than an extra anchor")])
 SLICE_EXPLANATION = ([-1, -2], [
     said("on v1 the 3-condition queries have fewer near-miss subsets (grade n-1) per query than the 2-condition "
          "queries ({density/group:n3/near} against {density/group:n2/near}) and a smaller near-miss share of their "
@@ -450,11 +450,11 @@ REGRESSION_EXPLANATION = ([0, -1], [
     said("on v1 condition rarity and judged-pool size come from the same condition frequencies (the pool is every "
          "document holding one of the conditions, so common conditions make large pools; the difficulty table's "
          "note gives their correlation), and for BM25-AND each of the two betas' intervals covers zero (rarity "
-         "[{difficulty/bm25_and.clean/rarity:lo}, {difficulty/bm25_and.clean/rarity:hi}], pool size "
-         "[{difficulty/bm25_and.clean/log_pool:lo}, {difficulty/bm25_and.clean/log_pool:hi}])",
+         "[{+difficulty/bm25_and.clean/rarity:lo}, {+difficulty/bm25_and.clean/rarity:hi}], pool size "
+         "[{+difficulty/bm25_and.clean/log_pool:lo}, {+difficulty/bm25_and.clean/log_pool:hi}])",
          ("difficulty/bm25_and.clean/rarity:lo", "<", 0), ("difficulty/bm25_and.clean/rarity:hi", ">", 0),
          ("difficulty/bm25_and.clean/log_pool:lo", "<", 0), ("difficulty/bm25_and.clean/log_pool:hi", ">", 0)),
-    reason("so the two betas may share one effect, and neither be stable on its own")])
+    reason("the two betas may share one effect, and neither be stable on its own")])
 
 
 def fair_clean(ctx):
