@@ -121,8 +121,8 @@ class Finding:
     other_direction: Optional[str] = setting(
         "direction", "the paper's direction on the other release (required with `other`)", None)
     other_label_version: Optional[str] = setting(
-        "text", "label version (a repair id) of the other release; none: its released labels",
-        None)
+        "text", "label version (a repair id) of the other release; none: the label version of this "
+        "table (the released labels, or a scoped table's)", None)
     dispersion_quartiles: Optional[str] = setting(
         "text", "a per-query dispersion facts file, relative to the release folder (format: "
         "nclue.coverage.load_dispersions); the delta is then the variant-minus-base gain in the "
@@ -171,8 +171,9 @@ def _other_side(ctx: ReleaseContext, item: "Finding", spec: "FindingsSpec", wher
     from .source_shift import other_context
     other = ctx.derived(("findings_other_release", item.other),
                         lambda: other_context(ctx, item.other))
-    if item.other_label_version is not None:
-        other = scoped_context(other, "all", item.other_label_version)[0]
+    version = item.other_label_version or getattr(ctx, "label_version", None)
+    if version is not None:
+        other = scoped_context(other, "all", version)[0]
     for run_id in (item.base, item.variant):
         if run_id not in other.index:
             raise InputError(ctx.layout.report_spec, f"{where}: run {run_id!r} is not in release "
@@ -239,7 +240,9 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
                      f"paper: {item.direction}]")
         else:
             path = ctx.layout.folder / item.dispersion_quartiles
-            dispersions = load_dispersions(path)  # a bad file is named with its line
+            # quartiles over the queries this context scores (a held-out or label-version view
+            # restates Table 7 on its own queries)
+            dispersions = {q: d for q, d in load_dispersions(path).items() if q in ctx.release.queries}
             try:
                 delta, stats = quartile_gap(diff, dispersions, resampler, spec.replicates)
             except (ValueError, NclueError) as exc:
@@ -296,7 +299,8 @@ def quartile_gap(diff: Mapping[str, float], dispersions: Mapping[str, float],
     """Gain in the most dispersed quartile minus gain in the most clustered one (``diff`` is the
     per-query variant-minus-base vector) and its sorted family-bootstrap replicates. Quartiles
     as in Multi3IR Table 7: :func:`nclue.coverage.quartiles` over every query of
-    ``dispersions``, each of which must be in ``diff``."""
+    ``dispersions`` (the caller keeps the queries of the release or view it scores), each of
+    which must be in ``diff``."""
     groups = quartiles(dispersions)
     outside = sorted(q for q in groups if q not in diff)
     if outside:
@@ -381,14 +385,18 @@ NULL_VERDICT_TEXT = {1: "equivalent", 0: "inconclusive (equivalence not shown)",
                      -2: "an effect beyond the margin"}
 
 
+def is_equivalence_row(cells: Mapping[str, Optional[float]]) -> bool:
+    """A "no effect" row, judged by equivalence: it has a margin (``margin``, or ``beta_margin``
+    for a regression coefficient of the observations kind)."""
+    return cells.get("margin") is not None or cells.get("beta_margin") is not None
+
+
 def verdict_text(cells: Mapping[str, Optional[float]]) -> str:
     """The verdict of one findings or observations row in words: a row with an equivalence
     margin (``margin``, or ``beta_margin`` for a regression coefficient) is a "no effect"
     finding, judged by equivalence."""
     code = int(cells["verdict"])
-    if cells.get("margin") is not None or cells.get("beta_margin") is not None:
-        return NULL_VERDICT_TEXT[code]
-    return VERDICT_TEXT[code]
+    return NULL_VERDICT_TEXT[code] if is_equivalence_row(cells) else VERDICT_TEXT[code]
 
 
 KIND = SpecKind("findings", FindingsSpec, build,

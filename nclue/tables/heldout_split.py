@@ -46,11 +46,14 @@ def build(spec: HeldOutSplitSpec, ctx: ReleaseContext) -> Table:
     split = split_of(layout.queries, layout.train_queries, layout.val_queries, sorted(held))
     test_conditions = _conditions(layout.queries)
     trained = _conditions(train_h) | _conditions(val_h)
+    trained_full = _conditions(layout.train_queries) | _conditions(layout.val_queries)
     count = (Column("count", "count", 0),)
     rows = [
         ("conditions_test", "Conditions of the test queries", len(test_conditions)),
         ("conditions_heldout", "Held-out conditions", len(held)),
         ("conditions_seen", "Test conditions the held-out training/validation queries show", len(test_conditions & trained)),
+        ("conditions_seen_full", "Test conditions the full training/validation queries show (seen-perspective runs)",
+         len(test_conditions & trained_full)),
         ("heldout_in_training", "Held-out conditions the held-out training/validation queries show", len(held & trained)),
         ("test_queries", "Test queries", len(ctx.release.queries)),
         ("test_any", "Held-out test queries (at least one held-out condition)", len(split.test_any)),

@@ -15,7 +15,7 @@ from . import (adaptation, dispersion_quartiles, knowledge_sources, layer_grid,
 from . import (coverage_by_n, density_matched, difficulty_regression,
                length_matched, masking, metric_agreement, observations, ranked_matrix,
                source_breakdown, source_shift, tie_sensitivity, worked_example)
-from . import heldout_split, random_controls, scoped, validation_selection
+from . import heldout_split, random_controls, scoped, validation_selection, verdict_changes
 from ..table import Table
 from .spec import SpecKind, SpecScope, parse_spec
 
@@ -33,6 +33,7 @@ TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
     source_breakdown.KIND, ranked_matrix.KIND, tie_sensitivity.KIND, observations.KIND,
     # held-out perspectives and label versions (issues 24, 25)
     scoped.KIND, heldout_split.KIND, random_controls.KIND, validation_selection.KIND,
+    verdict_changes.KIND,
 )}
 
 
