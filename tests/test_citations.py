@@ -7,16 +7,24 @@ the seeds checks against the committed copy of what they give (``claims/citation
 identifier with its seed file and line); with the seeds, the copy must equal a fresh extraction.
 """
 
+import importlib.util
 import re
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
-import citations  # noqa: E402
+
+def _tool(name):
+    """A module of tools/ (standard library only), loaded from its file."""
+    spec = importlib.util.spec_from_file_location(f"tools_{name}", ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+citations = _tool("citations")
 
 COMMITTED = citations.load(ROOT / "claims" / "citations.json")
 SEEDS = citations.seeds_folder(ROOT)
