@@ -693,10 +693,20 @@ M3_GRID_MS = [1, 3, 5, 7, 9]
 M3_GRID_CELLS = [{"layer": key, "m": m, "learned": f"spin_m{m}_l{layer}.natural",
                   "random": [f"spin_random_m{m}_l{layer}.natural"]}
                  for key, _, layer in M3_GRID_LAYERS for m in M3_GRID_MS]
+#: the closed-form size of each method's rows (Table 5 labels: k=10, r=16, r=64)
+M3_RANKS = {"spin": None, "prefix": 10, "lora": 16, "adapter": 64}
+#: all-MiniLM-L6-v2's hidden and feed-forward sizes (its config.json: hidden_size, intermediate_size)
+MINILM_DIMS = {"hidden": 384, "ffn": 1536}
+
+
 def m3_adaptation_row(key, label, point, cell, layer, record_folder):
-    """A Table 5 row; its parameter count is computed from the weights its provenance record names."""
-    return {"key": f"{key}_l{layer}", "label": label, "layer": point, "run": f"{cell}_l{layer}.natural",
-            "weights": f"{record_folder}/{cell}_l{layer}.json"}
+    """A Table 5 row; its parameter count is computed from the weights its provenance record names
+    (and recounted in closed form from the method and its rank)."""
+    row = {"key": f"{key}_l{layer}", "label": label, "layer": point, "run": f"{cell}_l{layer}.natural",
+           "weights": f"{record_folder}/{cell}_l{layer}.json", "method": key}
+    if M3_RANKS[key] is not None:
+        row["rank"] = M3_RANKS[key]
+    return row
 
 
 M3_ADAPTATION_ROWS = [
@@ -788,7 +798,7 @@ def multi3ir_tables_v1(ctx):
     ] + [{"id": f"m3_table4_hc{k}", "kind": "layer_grid", "k": k, **grid,
           "title": f"Multi3IR Table 4 analogue, seen perspectives: HC@{k} across m and the injection layer, "
                    "with one random-vector draw per cell"} for k in (10, 100)] + [
-        {"id": "m3_table5", "kind": "adaptation", "rows": M3_ADAPTATION_ROWS,
+        {"id": "m3_table5", "kind": "adaptation", "rows": M3_ADAPTATION_ROWS, **MINILM_DIMS,
          "title": "Multi3IR Table 5 analogue, seen perspectives: SPIN vs other steering methods"},
         {"id": "m3_table6", "kind": "knowledge_sources", "rows": M3_SOURCE_ROWS, "groupings": M3_GROUPINGS},
     ] + [{"id": f"m3_table7_hc{k}", "kind": "dispersion_quartiles", "k": k, "rows": M3_DISPERSION_ROWS,
@@ -921,7 +931,7 @@ def heldout_tables_v1(ctx):
                 "seed": SEED, "replicates": REPLICATES}),
     ]
     if adapt:
-        tables.append(scoped({"id": "m3h_table5", "kind": "adaptation", "rows": adapt,
+        tables.append(scoped({"id": "m3h_table5", "kind": "adaptation", "rows": adapt, **MINILM_DIMS,
                               "title": "Multi3IR Table 5 analogue on held-out perspectives"}))
     tables.append(scoped({"id": "m3h_findings", "kind": "findings",
                           "title": "Do the Multi3IR observations replicate on held-out perspectives (HC@10)?",

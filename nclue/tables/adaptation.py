@@ -10,6 +10,11 @@ sha256 is checked against the record (and the record against the run's own entry
 ``"<path> (not committed)"``), "# Params" is empty and the count the record states is printed
 in a column of its own, "# Params (recorded)", named as such in the note; once the weights are
 committed and the record names them, the count is computed from them and that column goes.
+When a table has such rows, every row is also recounted in closed form
+(:func:`closed_form_parameters`: the method, its rank, m, the injected layers and the encoder's
+hidden and feed-forward sizes): the closed form must equal the counted weights of each committed
+row (so the formula is checked on real arrays) and the recorded count of each uncommitted one (so
+the record is checked), or the table is refused with one line.
 """
 
 from dataclasses import dataclass
@@ -17,6 +22,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..context import ReleaseContext
 from ..errors import InputError
+from ..formats import read_json
 from ..measures import Measure, MeasureRegistry
 from ..table import Column, Table
 from ..weights import WeightsRecord, checked_parameter_count, load_weights_record
@@ -36,6 +42,10 @@ class AdaptationRow:
     run: str = setting("run", "the method's run")
     weights: str = setting("text", "provenance record of the trained weights (JSON, relative to "
                                    "the repository)")
+    method: Optional[str] = setting("text", "`spin`, `prefix`, `lora` or `adapter`: names the "
+                                            "closed form that recounts the parameters", None)
+    rank: Optional[int] = setting("count", "prefix length k, LoRA rank r or adapter bottleneck r "
+                                           "(the closed form's size; none for SPIN)", None)
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,35 @@ class AdaptationSpec:
     title: Optional[str] = setting("text", "printed title", None)
     rows: Tuple[AdaptationRow, ...] = setting(AdaptationRow, "the methods, one row each")
     ks: Tuple[int, ...] = setting("ks", "cutoffs of HC@k", [10, 100])
+    hidden: Optional[int] = setting("count", "the encoder's hidden size (all-MiniLM-L6-v2: 384, its "
+                                             "config.json), for the closed-form recount", None)
+    ffn: Optional[int] = setting("count", "the encoder's feed-forward size (all-MiniLM-L6-v2: 1536, "
+                                          "its config.json), for the closed-form recount", None)
+
+
+METHODS = ("spin", "prefix", "lora", "adapter")
+
+
+def closed_form_parameters(method: str, m: int, upper_layers: int, rank: Optional[int],
+                           hidden: int, ffn: int) -> int:
+    """Trainable parameters of one steering method (Multi³IR sec. 6.2, Table 5), in closed form.
+
+    SPIN: m steering vectors of the hidden size. Prefix-tuning: m prefixes of k vectors. LoRA
+    (rank r) on every linear map of each injected layer: the four attention projections
+    (hidden -> hidden) and the feed-forward pair (hidden -> ffn, ffn -> hidden), r * (in + out)
+    each, once per query embedding. Bottleneck adapter (r): a down and an up projection
+    (2 * r * hidden, no biases) per injected layer and query embedding."""
+    if method == "spin":
+        return m * hidden
+    if rank is None:
+        raise ValueError(f"method {method!r} needs a rank")
+    if method == "prefix":
+        return m * rank * hidden
+    if method == "lora":
+        return m * upper_layers * (4 * rank * 2 * hidden + 2 * rank * (hidden + ffn))
+    if method == "adapter":
+        return m * upper_layers * 2 * rank * hidden
+    raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
 
 
 @dataclass(frozen=True)
@@ -100,7 +139,9 @@ def adaptation_table(table_id: str, title: str, rows: Sequence[AdaptationRow], p
         note += (" Weights not committed, so not counted here: "
                  + "; ".join(f"{labels[r.key]} ({counts[r.key].record})" for r in uncounted)
                  + "; for these, # Params (recorded) is the count their provenance record "
-                   "states, not recomputed.")
+                   "states, recomputed here in closed form from the method, its rank, m and the "
+                   "injected layers (the same closed form reproduces the counted weights of every "
+                   "committed row).")
     return Table(table_id, title, tuple(columns), tuple(out), note)
 
 
@@ -119,11 +160,43 @@ def _checked_record(ctx: ReleaseContext, table_id: str, row: AdaptationRow) -> W
     return record
 
 
+def _closed_form_checked(ctx: ReleaseContext, spec: AdaptationSpec,
+                         counts: Mapping[str, ParameterCount]) -> None:
+    """Recount every row in closed form and compare: with the counted weights of a committed
+    row (which checks the formula on real arrays), with the recorded count of a row whose
+    weights are not committed (which checks the record). A difference is one InputError."""
+    where = ctx.layout.report_spec
+    if spec.hidden is None or spec.ffn is None:
+        raise InputError(where, f"table {spec.id!r}: rows with weights not committed need "
+                                "'hidden' and 'ffn' for the closed-form recount")
+    for row in spec.rows:
+        if row.method is None:
+            raise InputError(where, f"table {spec.id!r}: row {row.key!r} needs 'method' for the "
+                                    "closed-form recount")
+        record = read_json(repository_file(ctx, row.weights))
+        m, injected = record.get("m"), record.get("injected_layers", [])
+        if not isinstance(m, int) or not isinstance(injected, list):
+            raise InputError(repository_file(ctx, row.weights), "needs an integer 'm' (and a list "
+                                                                "'injected_layers') for the closed-form recount")
+        try:
+            closed = closed_form_parameters(row.method, m, len(injected), row.rank, spec.hidden, spec.ffn)
+        except ValueError as exc:
+            raise InputError(where, f"table {spec.id!r}: row {row.key!r}: {exc}") from None
+        count = counts[row.key]
+        actual = count.counted if count.counted is not None else count.recorded
+        if actual is not None and actual != closed:
+            what = "the committed weights hold" if count.counted is not None else "its record states"
+            raise InputError(where, f"table {spec.id!r}: row {row.key!r}: the closed form of "
+                                    f"{row.method!r} gives {closed} parameters, {what} {actual}")
+
+
 def build(spec: AdaptationSpec, ctx: ReleaseContext) -> Table:
     hc = [ctx.registry.measure("hc", k) for k in spec.ks]
     root = repository_file(ctx, "")
     counts = {row.key: parameter_count_of(_checked_record(ctx, spec.id, row), root, row.weights)
               for row in spec.rows}
+    if any(c.counted is None for c in counts.values()):
+        _closed_form_checked(ctx, spec, counts)
     runs: List[str] = sorted({row.run for row in spec.rows})
     try:
         return adaptation_table(
