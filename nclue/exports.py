@@ -7,6 +7,12 @@ So that any engine (Pyserini/Anserini, Terrier, Elasticsearch, a dense index) ca
   ``natural``; n-Clue paper, sec. 3.3 releases the clean semicolon form). TSV is ``qid<TAB>text``
   (Anserini's ``TsvString`` reader, MS MARCO style). TREC topics are ``<top>`` blocks with the
   chosen form as ``<title>``, the natural form as ``<desc>`` and the conditions in ``<narr>``.
+  A TREC topic number is an integer (Anserini's ``TrecTopicReader``, Terrier and the TREC
+  tracks read ``<num>`` as one; Anserini keeps only the digits, so ``v1_0000`` would become
+  ``10000``), so ``<num>`` holds the query's *topic number* (:func:`topic_numbers`): the qid
+  itself when every qid of the release is a plain integer, else the qid's 1-based position in
+  qid order. ``--format numbers`` writes the ``number<TAB>qid`` table, and ``nclue score`` /
+  ``nclue import-trec`` with ``--topic-numbers`` read a run made from these topics.
 - **Qrels** (:func:`qrels_text`), ``qid 0 docid grade``, one row per judged pair, grades:
 
   - ``clues``: the clue count (golds and subsets alike; a gate-failed all-condition subset gets the
@@ -24,14 +30,15 @@ So that any engine (Pyserini/Anserini, Terrier, Elasticsearch, a dense index) ca
 """
 
 import hashlib
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from .errors import InputError
 from .formats import PathLike, dumps_canonical, field, iter_jsonl
 from .release import FORMS, Release
 
 QREL_GRADES = ("clues", "gold", "labels")
-TOPIC_FORMATS = ("tsv", "trec")
+TOPIC_FORMATS = ("tsv", "trec", "numbers")
+_JAVA_INT_MAX = 2 ** 31 - 1  # Anserini keys TREC topics by Java int
 COLLECTION_UNITS = ("pages", "documents")
 PAGE_SEPARATOR = "\n\n"
 
@@ -72,14 +79,43 @@ def topics_tsv(release: Release, form: str = "clean") -> str:
     return "".join(f"{qid}\t{_form_text(release, qid, form)}\n" for qid in sorted(release.queries))
 
 
+def _plain_integer(qid: str) -> bool:
+    return qid.isascii() and qid.isdigit() and str(int(qid)) == qid and int(qid) <= _JAVA_INT_MAX
+
+
+def topic_numbers(qids: Iterable[str]) -> Dict[str, int]:
+    """``{qid: TREC topic number}``: the qid itself when every qid is a plain integer (no sign,
+    no leading zero, at most 2**31 - 1: what Anserini's ``TrecTopicReader`` reads back
+    unchanged), else the 1-based position of the qid in sorted qid order. Deterministic: a
+    frozen release always gets the same numbers."""
+    ordered = sorted(set(qids))
+    if all(map(_plain_integer, ordered)):
+        return {qid: int(qid) for qid in ordered}
+    return {qid: number for number, qid in enumerate(ordered, start=1)}
+
+
+def qids_by_topic_number(qids: Iterable[str]) -> Dict[str, str]:
+    """``{str(number): qid}``, the inverse of :func:`topic_numbers` (keys in canonical decimal)."""
+    return {str(number): qid for qid, number in topic_numbers(qids).items()}
+
+
+def topic_numbers_tsv(release: Release) -> str:
+    """``number<TAB>qid`` lines in qid order: the key from TREC topic numbers back to qids."""
+    numbers = topic_numbers(release.queries)
+    return "".join(f"{numbers[qid]}\t{qid}\n" for qid in sorted(numbers))
+
+
 def topics_trec(release: Release, form: str = "clean") -> str:
-    """TREC topic blocks in qid order (title: the chosen form; desc: natural; narr: conditions)."""
+    """TREC topic blocks in qid order (num: the topic number, :func:`topic_numbers`; title: the
+    chosen form; desc: natural; narr: conditions)."""
+    numbers = topic_numbers(release.queries)
     blocks = []
     for qid in sorted(release.queries):
         query = release.queries[qid]
         narrative = ("A relevant document supports every condition, on distinct pages: "
                      + "; ".join(query.conditions) + ".")
-        blocks.append(f"<top>\n<num> Number: {qid}\n<title> {_form_text(release, qid, form)}\n\n"
+        blocks.append(f"<top>\n<num> Number: {numbers[qid]}\n"
+                      f"<title> {_form_text(release, qid, form)}\n\n"
                       f"<desc> Description:\n{_form_text(release, qid, 'natural')}\n\n"
                       f"<narr> Narrative:\n{narrative}\n</top>\n\n")
     return "".join(blocks)

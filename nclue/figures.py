@@ -81,7 +81,9 @@ class PairedEffect:
     """One controlled contrast in Figure 2(b): variant minus base, in percentage points.
 
     ``x`` = Delta Gold Hit@10, ``y`` = Delta n-Clue Score@10; ``x_interval``/``y_interval`` are
-    optional (low, high) paired 95% intervals drawn as whiskers.
+    optional (low, high) paired 95% intervals drawn as whiskers; ``x_se``/``y_se`` the optional
+    Monte Carlo SE of each interval's bounds (the larger of the two), printed with the interval
+    in the figure's description.
     """
 
     label: str
@@ -90,6 +92,8 @@ class PairedEffect:
     y: float
     x_interval: Optional[Tuple[float, float]] = None
     y_interval: Optional[Tuple[float, float]] = None
+    x_se: Optional[float] = None
+    y_se: Optional[float] = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,13 +298,22 @@ def _frame_and_grid(axes: _Axes, out: List[str]) -> None:
     out.append("</g>")
 
 
-def _diagonal(axes: _Axes, text: str, out: List[str]) -> Optional[Box]:
+def _line_boxes(x1: float, y1: float, x2: float, y2: float, step: float = 2.0) -> List[Box]:
+    """A sloped line as small boxes every ``step`` px (obstacles for the point labels)."""
+    n = max(1, int(math.ceil(math.hypot(x2 - x1, y2 - y1) / step)))
+    half = step / 2 + 0.6
+    return [(x1 + (x2 - x1) * i / n - half, y1 + (y2 - y1) * i / n - half,
+             x1 + (x2 - x1) * i / n + half, y1 + (y2 - y1) * i / n + half) for i in range(n + 1)]
+
+
+def _diagonal(axes: _Axes, text: str, out: List[str]) -> Tuple[List[Box], List[Box]]:
     """The line y = x clipped to the plot box (omitted when it misses the box); returns the box
-    of its text label (an obstacle for the point labels)."""
+    of its text label (a hard obstacle for the point labels) and the line itself as small boxes
+    (a soft one: a label crosses the line only where no other place is legal)."""
     low = max(axes.x0, axes.y0)
     high = min(axes.x1, axes.y1)
     if not low < high:
-        return None
+        return [], []
     x1, y1, x2, y2 = axes.px(low), axes.py(low), axes.px(high), axes.py(high)
     out.append(f'<line class="diagonal" x1="{fmt(x1)}" y1="{fmt(y1)}" x2="{fmt(x2)}" y2="{fmt(y2)}" '
                f'stroke="#888888" stroke-width="1.2" stroke-dasharray="6 4"/>')
@@ -312,7 +325,7 @@ def _diagonal(axes: _Axes, text: str, out: List[str]) -> Optional[Box]:
         lx, ly, anchor = x2 - 6, y2 - 6, "end"
     out.append(f'<text class="diagonal-label" x="{fmt(lx)}" y="{fmt(ly)}" font-size="11" '
                f'fill="#666666" text-anchor="{anchor}">{esc(text)}</text>')
-    return _grow(label_box(text, lx, ly, anchor), LABEL_GAP)
+    return [_grow(label_box(text, lx, ly, anchor), LABEL_GAP)], _line_boxes(x1, y1, x2, y2)
 
 
 def _axis_labels(x_label: str, y_label: str, out: List[str]) -> None:
@@ -377,10 +390,13 @@ def _legend(title: str, styles: Dict[str, Tuple[str, str]], out: List[str]) -> N
 # Label placement. A label's box is estimated from its text (:func:`text_width`; 11 px font,
 # 9 px above and 3 px below the baseline) and tried at positions around its marker: the six close
 # positions first, then rings of 16 directions at growing distances. A position is *legal* when
-# its box stays inside the plot and overlaps no label already placed, no marker (of any point) and
-# no line named as a hard obstacle (the zero axes of the delta plane); among legal positions the
-# cheapest wins (distance from the marker, plus overlap with soft obstacles such as whiskers).
-# A label placed away from its marker gets a leader line from the marker to the box.
+# its box stays inside the plot and overlaps no label already placed, no marker (another point's
+# kept MARKER_CLEAR px further away), no line named as a hard obstacle (the zero axes and every whisker of
+# the delta plane, with its end caps) and lies nearer its own marker than any other (by
+# AMBIGUITY_MARGIN px: a label beside another point's marker reads as that point's) unless a
+# leader of at least MIN_LEADER px joins them; among legal positions the cheapest wins
+# (distance from the marker, plus overlap with soft obstacles). A label placed away from its
+# marker gets a leader line from the marker to the box.
 LABEL_FONT = 11
 LABEL_ASCENT = 9.0
 LABEL_DESCENT = 3.0
@@ -393,7 +409,11 @@ _NEAR = (  # (dx, dy of the text anchor from the marker centre, text-anchor)
 _RINGS = (24.0, 36.0, 50.0, 66.0, 84.0, 104.0, 128.0, 156.0)
 _DIRECTIONS = 16
 _HARD = 1000.0          # weight of an illegal overlap (so that an impossible layout still draws)
-AMBIGUOUS = 80.0        # cost of a leaderless label within 4 px of another point's marker
+MARKER_CLEAR = 2.5      # extra clearance between a label box and any marker box
+AMBIGUITY_MARGIN = 8.0  # a label is this much nearer its marker than any other, unless...
+MIN_LEADER = 10.0       # ... a leader of at least this visible length joins them
+WHISKER_HALF = 0.7      # half the stroke of a whisker (1.4 px)
+SOFT = 5.0              # cost per px² of a label box over a soft obstacle (the dashed diagonal)
 
 
 def _candidates() -> List[Tuple[float, float, str]]:
@@ -479,6 +499,7 @@ def place_labels(items: Sequence[Tuple[str, float, float]],
     candidate. Returns (x, y, anchor) per item, in input order."""
     plot = (PLOT_LEFT, PLOT_TOP, PLOT_RIGHT, PLOT_BOTTOM)
     marker_boxes = [marker_box(mx, my) for mx, my in markers]
+    cleared = [_grow(box, MARKER_CLEAR) for box in marker_boxes]
     crowd = [sum(1 for mx, my in markers if math.hypot(mx - cx, my - cy) < 40.0)
              for _, cx, cy in items]
     order = sorted(range(len(items)), key=lambda i: (-crowd[i], i))
@@ -486,23 +507,28 @@ def place_labels(items: Sequence[Tuple[str, float, float]],
     result: Dict[int, Tuple[float, float, str]] = {}
     for i in order:
         text, cx, cy = items[i]
+        # its own marker (and any drawn at the same spot) keeps the plain gap; others more
+        obstacles_here = [box if math.hypot(mx - cx, my - cy) <= 0.01 else wide
+                          for (mx, my), box, wide in zip(markers, marker_boxes, cleared)]
         best = None
         for number, (dx, dy, anchor) in enumerate(_CANDIDATES):
             box = label_box(text, cx + dx, cy + dy, anchor)
             padded = _grow(box, LABEL_GAP)
             area = (padded[2] - padded[0]) * (padded[3] - padded[1])
             illegal = (math.fsum(_overlap(padded, other) for other in placed)
-                       + math.fsum(_overlap(padded, other) for other in marker_boxes)
+                       + math.fsum(_overlap(padded, other) for other in obstacles_here)
                        + (area - _overlap(padded, plot)))
-            # the six close positions keep their order of preference; a ring costs more. A close
-            # position (no leader) next to another point's marker would read as that point's label
-            if number < len(_NEAR):
-                away = AMBIGUOUS * sum(1 for mx, my in markers
-                                       if math.hypot(mx - cx, my - cy) > 0.01
-                                       and _box_distance(box, mx, my) < MARKER_HALF + 4.0)
-            else:
-                away = 20.0 + 2.0 * _box_distance(box, cx, cy)
-            cost = _HARD * illegal + math.fsum(_overlap(box, other) for other in obstacles) + away
+            # a label must read as its own marker's: nearer to it than to any other marker, or
+            # joined to it by a leader long enough to be seen
+            own = _box_distance(box, cx, cy)
+            if own - MARKER_HALF - LABEL_GAP < MIN_LEADER:
+                illegal += sum(100.0 for mx, my in markers
+                               if math.hypot(mx - cx, my - cy) > 0.01
+                               and _box_distance(box, mx, my) < own + AMBIGUITY_MARGIN)
+            # the six close positions keep their order of preference; a ring costs more
+            away = 0.0 if number < len(_NEAR) else 20.0 + 2.0 * own
+            cost = (_HARD * illegal + SOFT * math.fsum(_overlap(box, other) for other in obstacles)
+                    + away)
             if best is None or cost < best[0] - 1e-9:
                 best = (cost, cx + dx, cy + dy, anchor, padded)
         placed.append(best[4])
@@ -614,7 +640,7 @@ def landscape_svg(points: Sequence[LandscapePoint],
     _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out,
               _canvas_height(styles))
     _frame_and_grid(axes, out)
-    diagonal_label = _diagonal(axes, "y = x", out)
+    diagonal_label, diagonal_line = _diagonal(axes, "y = x", out)
     out.append(f'<rect class="frame" x="{fmt(PLOT_LEFT)}" y="{fmt(PLOT_TOP)}" width="{fmt(PLOT_WIDTH)}" '
                f'height="{fmt(PLOT_HEIGHT)}" fill="none" stroke="#333333" stroke-width="1"/>')
     _axis_labels(x_label, y_label, out)
@@ -627,7 +653,7 @@ def landscape_svg(points: Sequence[LandscapePoint],
     out.append("</g>")
     _point_labels([(name, axes.px(x), axes.py(y)) for (name, _, x, y), on in zip(rows, show) if on],
                   [(axes.px(x), axes.py(y)) for _, _, x, y in rows], out,
-                  hard_obstacles=[diagonal_label] if diagonal_label else ())
+                  obstacles=diagonal_line, hard_obstacles=diagonal_label)
     _legend("Family", styles, out)
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -662,6 +688,7 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
     if not isinstance(effects, (list, tuple)) or not effects:
         raise NclueError("delta_plane_svg needs a non-empty list of PairedEffect")
     rows = []
+    ses: List[Tuple[Optional[float], Optional[float]]] = []
     for i, e in enumerate(effects):
         if not isinstance(e, PairedEffect):
             raise NclueError(f"effect {i}: expected PairedEffect, got {type(e).__name__}")
@@ -671,6 +698,11 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
                      _check_number(e.y, f"effect {name!r} y (Delta n-Clue Score)"),
                      _check_interval(e.x_interval, f"effect {name!r} x_interval"),
                      _check_interval(e.y_interval, f"effect {name!r} y_interval")))
+        for what, se, iv in (("x_se", e.x_se, e.x_interval), ("y_se", e.y_se, e.y_interval)):
+            if se is not None and (iv is None or _check_number(se, f"effect {name!r} {what}") < 0):
+                raise NclueError(f"effect {name!r} {what}: a Monte Carlo SE needs its interval "
+                                 "and must be >= 0")
+        ses.append((e.x_se, e.y_se))
     xs = [v for r in rows for v in ((r[2],) + (r[4] or ()))]
     ys = [v for r in rows for v in ((r[3],) + (r[5] or ()))]
     xr = _check_range(x_range, "x_range") or auto_range_symmetric(xs)
@@ -684,22 +716,28 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
     styles = _styles([r[1] for r in rows], block_order, "block")
     show = _labelled([r[0] for r in rows], labelled)
 
-    def interval_text(iv: Optional[Tuple[float, float]]) -> str:
-        return "" if iv is None else f" [{fmt(iv[0])}, {fmt(iv[1])}]"
+    def interval_text(iv: Optional[Tuple[float, float]], se: Optional[float] = None) -> str:
+        if iv is None:
+            return ""
+        return f" [{fmt(iv[0])}, {fmt(iv[1])}]" + ("" if se is None else f" (MC SE {fmt(se)})")
 
     summary = (f"Delta plane of {len(rows)} paired effects in {len(styles)} blocks; x: {x_label}, "
                f"y: {y_label}; solid lines: zero; "
                + ("dashed line: equal change on both axes; " if diagonal else "")
-               + "whiskers: 95% intervals. Effects: "
-               + "; ".join(f"{name} ({blk}): \u0394 Gold Hit {fmt(dx)}{interval_text(xi)}, "
-                           f"\u0394 n-Clue Score {fmt(dy)}{interval_text(yi)}"
-                           for name, blk, dx, dy, xi, yi in rows) + ".")
+               + "whiskers: 95% intervals"
+               + ("; MC SE: the larger Monte Carlo SE of an interval's two bounds"
+                  if any(se is not None for pair in ses for se in pair) else "")
+               + ". Effects: "
+               + "; ".join(f"{name} ({blk}): \u0394 Gold Hit {fmt(dx)}{interval_text(xi, xse)}, "
+                           f"\u0394 n-Clue Score {fmt(dy)}{interval_text(yi, yse)}"
+                           for (name, blk, dx, dy, xi, yi), (xse, yse) in zip(rows, ses)) + ".")
     out: List[str] = []
     _open_svg(figure_id, title, summary if desc is None else desc + " " + summary, out,
               _canvas_height(styles))
     _frame_and_grid(axes, out)
     zero = []
     lines: List[Box] = []   # the zero axes: no label may sit on them
+    diagonal_line: List[Box] = []
     if axes.x0 <= 0.0 <= axes.x1:
         x = axes.px(0.0)
         zero.append(f'<line x1="{fmt(x)}" y1="{fmt(PLOT_TOP)}" x2="{fmt(x)}" y2="{fmt(PLOT_BOTTOM)}"/>')
@@ -713,9 +751,8 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
         out.extend(zero)
         out.append("</g>")
     if diagonal:
-        diagonal_label = _diagonal(axes, "\u0394y = \u0394x", out)
-        if diagonal_label:
-            lines.append(diagonal_label)
+        diagonal_label, diagonal_line = _diagonal(axes, "\u0394y = \u0394x", out)
+        lines += diagonal_label
     out.append(f'<rect class="frame" x="{fmt(PLOT_LEFT)}" y="{fmt(PLOT_TOP)}" width="{fmt(PLOT_WIDTH)}" '
                f'height="{fmt(PLOT_HEIGHT)}" fill="none" stroke="#333333" stroke-width="1"/>')
     _axis_labels(x_label, y_label, out)
@@ -729,13 +766,17 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
         whisk = f'stroke="{colour}" stroke-width="1.4"'
         if xi is not None:
             a, b = axes.px(xi[0]), axes.px(xi[1])
-            whiskers.append((a, cy - 4.0, b, cy + 4.0))
+            whiskers += [(a, cy - WHISKER_HALF, b, cy + WHISKER_HALF),
+                         (a - WHISKER_HALF, cy - 4.0, a + WHISKER_HALF, cy + 4.0),
+                         (b - WHISKER_HALF, cy - 4.0, b + WHISKER_HALF, cy + 4.0)]
             parts.append(f'<path class="x-interval" d="M{fmt(a)} {fmt(cy)}H{fmt(b)}'
                          f'M{fmt(a)} {fmt(cy - 4)}V{fmt(cy + 4)}M{fmt(b)} {fmt(cy - 4)}V{fmt(cy + 4)}" '
                          f'fill="none" {whisk}/>')
         if yi is not None:
             a, b = axes.py(yi[0]), axes.py(yi[1])
-            whiskers.append((cx - 4.0, b, cx + 4.0, a))
+            whiskers += [(cx - WHISKER_HALF, b, cx + WHISKER_HALF, a),
+                         (cx - 4.0, a - WHISKER_HALF, cx + 4.0, a + WHISKER_HALF),
+                         (cx - 4.0, b - WHISKER_HALF, cx + 4.0, b + WHISKER_HALF)]
             parts.append(f'<path class="y-interval" d="M{fmt(cx)} {fmt(a)}V{fmt(b)}'
                          f'M{fmt(cx - 4)} {fmt(a)}H{fmt(cx + 4)}M{fmt(cx - 4)} {fmt(b)}H{fmt(cx + 4)}" '
                          f'fill="none" {whisk}/>')
@@ -744,7 +785,8 @@ def delta_plane_svg(effects: Sequence[PairedEffect],
         out.append("".join(parts))
     out.append("</g>")
     _point_labels([(name, axes.px(dx), axes.py(dy)) for (name, _, dx, dy, _, _), on in zip(rows, show) if on],
-                  [(axes.px(dx), axes.py(dy)) for _, _, dx, dy, _, _ in rows], out, whiskers, lines)
+                  [(axes.px(dx), axes.py(dy)) for _, _, dx, dy, _, _ in rows], out,
+                  obstacles=diagonal_line, hard_obstacles=lines + whiskers)
     _legend("Block", styles, out)
     out.append("</svg>")
     return "\n".join(out) + "\n"

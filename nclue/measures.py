@@ -56,15 +56,41 @@ ALIASES: Mapping[Tuple[bool, str], str] = {
     (True, "Success"): "gold_hit", (True, "success"): "gold_hit",
 }
 
+#: trec_eval's measure families among the aliases, in the order trec_eval prints them (its
+#: measure table, ``measures.c``): ``trec_eval -q`` prints, per query, ``ndcg_cut_<k>`` before
+#: ``success_<k>``, each family's cutoffs ascending.
+TREC_EVAL_FAMILIES: Tuple[str, ...] = ("ndcg_cut", "success")
+
 #: Names of other tools' measures that nclue has no exact equivalent of, with the reason.
 NO_EQUIVALENT: Mapping[str, str] = {
     "Success": "on graded qrels a judged subset counts as a success; gold:Success@k is Gold Hit@k",
+    "success": "on graded qrels a judged subset counts as a success; gold:success.k is Gold Hit@k",
     "P": "precision is not an n-Clue measure", "R": "recall is not an n-Clue measure",
     "AP": "average precision is not an n-Clue measure", "MAP": "not an n-Clue measure",
     "RR": "reciprocal rank is not an n-Clue measure", "MRR": "not an n-Clue measure",
     "Judged": "not an n-Clue measure", "Bpref": "not an n-Clue measure",
     "ERR": "not an n-Clue measure", "RBP": "not an n-Clue measure",
 }
+
+
+def trec_eval_name(text: str, default_k: Optional[int] = None) -> Optional[Tuple[int, int, str]]:
+    """trec_eval's printed name of a measure asked for by its trec_eval name, else None.
+
+    ``ndcg_cut.10`` / ``gold:ndcg_cut.10`` -> ``ndcg_cut_10``; ``gold:success.5`` -> ``success_5``
+    (``trec_eval -m ndcg_cut.10 -q`` prints ``ndcg_cut_10``); a bare family takes ``default_k``.
+    Returned as ``(family index, cutoff, name)``, so that sorting gives trec_eval's print order
+    (:data:`TREC_EVAL_FAMILIES`). Registry names and ir_measures names (``nDCG@10``) give None.
+    """
+    alias = _ALIAS.match(text) if isinstance(text, str) else None
+    if alias is None or alias.group(2) not in TREC_EVAL_FAMILIES:
+        return None
+    gold, family, k_text = bool(alias.group(1)), alias.group(2), alias.group(3)
+    if (gold, family) not in ALIASES:
+        return None
+    k = int(k_text) if k_text is not None else default_k
+    if k is None or k < 1:
+        return None
+    return TREC_EVAL_FAMILIES.index(family), k, f"{family}_{k}"
 
 
 @dataclass(frozen=True)
@@ -137,6 +163,11 @@ def count_key(measure: Measure) -> str:
 def interval_keys(measure: Measure) -> Tuple[str, str]:
     """The keys of a measure's interval bounds in a table: ``hc@10_lo``, ``hc@10_hi``."""
     return f"{measure.name}_lo", f"{measure.name}_hi"
+
+
+def se_key(measure: Measure) -> str:
+    """The key of the Monte Carlo SE of a measure's interval bounds in a table: ``hc@10_se``."""
+    return f"{measure.name}_se"
 
 
 def cutoff_key(statistic: str, measure: Measure) -> str:

@@ -28,20 +28,33 @@ Marked regions (HTML comments, on their own lines or inline)::
 
 A single number is excluded with ``<!--=measured-->`` or ``<!--=fixed-->`` after it.
 
-Rules. A marker binds the number right before it (only a ``%`` and spaces may come between).
-Every number in a ``bound`` region, and every number in a table row of README.md or DATASHEET.md
-(:data:`STRICT_TABLES`), must be bound or excluded. A bound number is checked at its printed
-precision: against a claim, the quote must equal the claim's printed value as a number
-(``17`` quotes ``17.0``; ``17.4`` does not quote ``17.45``; more decimals than the claim prints
-are refused); against a JSON value, the quote must equal the value rounded half up at the
-quote's decimals (the claims rule, :mod:`nclue.claims`). A sign printed before the number
-(``+``, ``-``, ``−``) is compared; an unsigned quote is compared by magnitude ("falls by 36.0"
-quotes -36.0). Numbers are digits with optional thousands commas and decimals that are not part
-of a word or a measure name (``v1``, ``S5b``, ``k1``, ``HC@10`` hold no number); numbers in code
-spans, fenced code blocks and HTML comments are not prose. The older loose fence
-(``numbers-from``), which accepted a number printed anywhere in a file, is refused.
+Rules (written out with examples in ``docs/CONVENTIONS.md``, "Numbers in prose"). **Every
+number** of README.md, DATASHEET.md and docs/*.md must be bound or excluded: bound by a marker,
+or excluded by ``<!--=fixed-->`` / ``<!--=measured-->`` or by a ``fixed`` / ``measured`` region;
+any other number is a problem, so a new unmarked number cannot land. A marker binds the number
+right before it (only spaces, ``%``, a closing backtick, bracket, quote or emphasis mark may come
+between). A bound number is checked at its printed precision: against a claim, the quote must
+equal the claim's printed value as a number (``17`` quotes ``17.0``; ``17.4`` does not quote
+``17.45``; more decimals than the claim prints are refused); against a JSON value, the quote must
+equal the value rounded half up at the quote's decimals (the claims rule, :mod:`nclue.claims`).
+A sign printed before the number (``+``, ``-``, ``−``) is compared; an unsigned quote is compared
+by magnitude ("falls by 36.0" quotes -36.0).
+
+What is a number (:func:`numbers_in`): digits with optional thousands commas and decimals, or a
+leading-dot decimal (``.801``), optionally with a ``K`` / ``M`` suffix (``5.0K``); a date
+(``2026-12-02``), a dotted version (``3.11.2``) and a number in scientific notation (``1e-9``)
+are one number each. Numbers count in code spans and fenced code blocks too (a command's output
+is data; a block of commands is marked ``fixed``). Not numbers: digits inside a word or a name
+(``v1``, ``S5b``, ``k1``, ``HC@10``, ``UTF-8``, ``top-10``, ``Qwen3-8B``), in a URL, or inside an
+HTML comment; *labels*, a number right after a reference word (``sec. 3.1``, ``Table 5``,
+``Tables 8–9``, ``Figure 2(a)``, ``supplement 1.1``, ``eq. 5``, ``step 2``, ``issue 24``,
+``RFC 8493``, ``arXiv 2607.24165``, ``line 11``; :data:`LABEL_WORDS`), including the numbers a
+range or list joins to it; and the ordinal of a numbered list item or heading (``1. ``, ``## 3.``).
+The older loose fence (``numbers-from``), which accepted a number printed anywhere in a file, is
+refused.
 """
 
+import bisect
 import json
 import re
 from dataclasses import dataclass
@@ -53,17 +66,34 @@ from .claims import format_fixed, load_claims
 from .errors import InputError
 from .layout import RepositoryLayout
 
-#: files whose table rows must have every number bound or excluded
+#: the top-level prose files (docs/*.md are added by :func:`prose_files`)
 STRICT_TABLES = ("README.md", "DATASHEET.md")
 EXCLUSIONS = ("measured", "fixed")
 MODES = ("bound",) + EXCLUSIONS
+#: words after which a number is a label (a part of a document, an issue, a standard), not data
+LABEL_WORDS = ("sec", "secs", "section", "sections", "\u00a7", "supplement", "supplements", "supp",
+               "table", "tables", "figure", "figures", "fig", "figs", "eq", "eqs", "equation",
+               "equations", "app", "appendix", "appendices", "step", "steps", "issue", "issues",
+               "item", "items", "rfc", "arxiv", "chapter", "chapters", "line", "lines", "rq")
 
 _COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+_URL = re.compile(r"https?://[^\s)>\]`'\"]+")
 _REGION = re.compile(r"^\s*numbers:\s*(\S+)\s*(.*?)\s*$", re.S)
-_NUMBER = re.compile(r"(?<![\w.@])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])"
-                     r"|(?<![\w.,@])\d+(?:\.\d+)?(?![\w]|\.\d)")
+_START = r"(?<![\w.,@])(?<![A-Za-z]-)"
+_NUMBER = re.compile(
+    _START + r"\d{4}-\d{2}-\d{2}(?![\w-])"                        # a date: one number
+    r"|" + _START + r"\d+(?:\.\d+){2,}(?![\w]|\.\d)"               # a dotted version: one number
+    r"|" + _START + r"\d+(?:\.\d+)?e[-+]?\d+(?![\w.])"              # scientific notation
+    r"|" + _START + r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:[KM](?!\w))?(?![\w])"
+    r"|" + _START + r"\d+(?:\.\d+)?(?:[KM](?!\w))?(?![\w]|\.\d)"
+    r"|" + _START + r"\.\d+(?![\w]|\.\d)")
+_PLAIN = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d+)?$")
 _SIGNS = "+-\u2212"
-_GAP = re.compile(r"^\s*%?\s*$")
+_GAP = re.compile(r"^[\s%`)\]\"'*_]*$")
+_LABEL = re.compile(r"(?:^|(?<=[^\w]))(" + "|".join(re.escape(w) for w in LABEL_WORDS)
+                    + r")\.?:?[\s\u00a0]*(?:(?:sec|section)\.?[\s\u00a0]*)?$", re.I)
+_LABEL_JOIN = re.compile(r"^(?:\([a-z]\))?(?:[\s\u00a0]*(?:\u2013|-|,|/|&|and|or)[\s\u00a0]*)$")
+_ORDINAL = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]*)?$")
 
 
 @dataclass(frozen=True)
@@ -76,15 +106,37 @@ class Number:
     sign: Optional[str]
 
     @property
+    def kind(self) -> str:
+        """``number``, or ``date`` / ``version`` (one number each, never a quantity)."""
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", self.text):
+            return "date"
+        if re.fullmatch(r"\d+(?:\.\d+){2,}", self.text):
+            return "version"
+        return "number"
+
+    @property
+    def exponent(self) -> int:
+        """3 for a ``K`` suffix, 6 for ``M``, else 0."""
+        return {"K": 3, "M": 6}.get(self.text[-1:], 0)
+
+    @property
     def plain(self) -> str:
-        return self.text.replace(",", "")
+        text = self.text.replace(",", "")
+        return text[:-1] if self.exponent else text
 
     @property
     def decimals(self) -> int:
-        return len(self.plain.split(".")[1]) if "." in self.plain else 0
+        """Decimal places of the printed value in its own unit (``5.0K``: -2, i.e. hundreds)."""
+        mantissa = self.plain.lower().split("e")[0]
+        places = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        if "e" in self.plain.lower():
+            places -= int(self.plain.lower().split("e")[1])
+        return places - self.exponent
 
     def value(self) -> Decimal:
-        number = Decimal(self.plain)
+        if self.kind != "number":
+            raise KeyError(f"a {self.kind} is not a quantity (mark it <!--=fixed-->)")
+        number = Decimal(self.plain).scaleb(self.exponent)
         return -number if self.sign in ("-", "\u2212") else number
 
 
@@ -98,18 +150,39 @@ class Region:
 
 
 def _normalised(printed: str) -> str:
-    """``1,164`` -> ``1164``; ``17.0`` -> ``17``; ``1.80`` -> ``1.8`` (the same number)."""
+    """``1,164`` -> ``1164``; ``17.0`` -> ``17``; ``1.80`` -> ``1.8`` (the same number); dates,
+    versions and scientific notation are kept as printed."""
     plain = printed.replace(",", "")
+    if not _PLAIN.match(plain):
+        return plain
     return plain.rstrip("0").rstrip(".") if "." in plain else plain
 
 
 def numbers_in(text: str) -> List[str]:
-    """The numbers printed in ``text``, normalised (see :func:`_normalised`), in order."""
-    return [_normalised(m.group(0)) for m in _NUMBER.finditer(text)]
+    """The numbers printed in ``text`` (the module's rule of what a number is), normalised (see
+    :func:`_normalised`), in order; labels and ordinals are numbers here, :func:`check_text`
+    decides which of them need no marker."""
+    return [_normalised(m.group(0)) for m in _tokens(_masked(text))]
+
+
+def _tokens(masked: str) -> List["re.Match[str]"]:
+    """The number tokens of masked text: :data:`_NUMBER` matches that are not the tail of a
+    compound name joined by hyphens (``top-10``, ``audit-2027-01``, ``Qwen3-VL-2``)."""
+    out = []
+    for m in _NUMBER.finditer(masked):
+        start = m.start()
+        if start > 0 and masked[start - 1] == "-":
+            j = start - 1
+            while j > 0 and (masked[j - 1].isalnum() or masked[j - 1] in "_-."):
+                j -= 1
+            if any(c.isalpha() for c in masked[j:start - 1]):
+                continue
+        out.append(m)
+    return out
 
 
 def _masked(text: str) -> str:
-    """``text`` with code blocks, code spans and HTML comments blanked (offsets kept)."""
+    """``text`` with HTML comments and URLs blanked (offsets kept); code counts as prose."""
     chars = list(text)
 
     def blank(start: int, end: int) -> None:
@@ -117,15 +190,39 @@ def _masked(text: str) -> str:
             if chars[i] != "\n":
                 chars[i] = " "
 
-    for start, end in _fences(text):
-        blank(start, end)
-    masked = "".join(chars)
-    for m in _COMMENT.finditer(masked):
+    for m in _COMMENT.finditer(text):
         blank(m.start(), m.end())
-    masked = "".join(chars)
-    for m in re.finditer(r"`[^`\n]*`", masked):
+    for m in _URL.finditer("".join(chars)):
         blank(m.start(), m.end())
     return "".join(chars)
+
+
+def _unchecked(text: str, masked: str, numbers: Sequence["Number"]) -> Dict[int, str]:
+    """Indexes of the numbers that are labels or ordinals (need no marker), with the reason."""
+    out: Dict[int, str] = {}
+    previous_label: Optional[int] = None
+    for index, number in enumerate(numbers):
+        line_start = masked.rfind("\n", 0, number.start) + 1
+        before = masked[max(0, number.start - 40):number.start]
+        if number.sign is not None:
+            before = before[:-1]
+        head = masked[line_start:number.start]
+        after = masked[number.end:number.end + 2]
+        if _ORDINAL.match(head) and (head.strip().startswith("#") and after[:1] in (" ", ".")
+                                     or re.match(r"^[.)] ", after)):
+            out[index] = "ordinal"
+            continue
+        if _LABEL.search(before):
+            out[index] = "label"
+            previous_label = index
+            continue
+        if (previous_label == index - 1 and
+                _LABEL_JOIN.match(masked[numbers[index - 1].end:number.start])):
+            out[index] = "label"
+            previous_label = index
+            continue
+        previous_label = None
+    return out
 
 
 def _numbers(text: str, masked: str) -> List[Number]:
@@ -133,7 +230,7 @@ def _numbers(text: str, masked: str) -> List[Number]:
     (``10-300`` is a range, ``−36.0`` a signed number), markers in between being invisible."""
     comments = [(m.start(), m.end()) for m in _COMMENT.finditer(text)]
     found = []
-    for m in _NUMBER.finditer(masked):
+    for m in _tokens(masked):
         start = m.start()
         sign = None
         if start > 0 and text[start - 1] in _SIGNS:
@@ -149,11 +246,6 @@ def _numbers(text: str, masked: str) -> List[Number]:
 
 def _line(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
-
-
-def _is_table_row(text: str, pos: int) -> bool:
-    begin = text.rfind("\n", 0, pos) + 1
-    return text[begin:pos].lstrip().startswith("|")
 
 
 class _Values:
@@ -277,12 +369,15 @@ def _markers(text: str, where: str, problems: List[str]) -> Tuple[List[Tuple[int
     bindings: List[Tuple[int, int, str]] = []
     regions: List[Region] = []
     open_region: Optional[Tuple[int, str, str, int]] = None
-    code = _code_spans(text)
+    code = sorted(_code_spans(text))
+    code_starts = [a for a, _ in code]
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     for m in _COMMENT.finditer(text):
-        if any(a <= m.start() < b for a, b in code):
+        inside = bisect.bisect_right(code_starts, m.start()) - 1
+        if inside >= 0 and code[inside][0] <= m.start() < code[inside][1]:
             continue  # an example inside a code block or a code span
         body = m.group(1)
-        line = _line(text, m.start())
+        line = bisect.bisect_right(line_starts, m.start())
         stripped = body.strip()
         if stripped.startswith("="):
             bindings.append((m.start(), m.end(), stripped[1:].strip()))
@@ -345,22 +440,33 @@ def _fences(text: str) -> List[Tuple[int, int]]:
     return spans
 
 
-def check_text(root: Path, relative: str, text: str) -> Tuple[int, List[str]]:
-    """(bound numbers checked, problems) for prose ``text`` shown as file ``relative``.
+def check_text(root: Path, relative: str, text: str,
+               values: Optional["_Values"] = None) -> Tuple[int, List[str]]:
+    """(bound numbers checked, problems) for prose ``text`` shown as file ``relative``;
+    ``values`` (:func:`value_cache`) shares the claims and JSON files read between calls.
 
     A failed check reads ``FILE:LINE: 79.3 is not printed by v1/scorecard/.../gold_hit@10,
-    which prints 79.1``; an unbound number ``FILE:LINE: 42 ... is bound to no claim ...``.
+    which prints 79.1``; an unbound number ``FILE:LINE: 42 is bound to nothing ...``.
     """
     problems: List[str] = []
     bindings, regions = _markers(text, relative, problems)
-    numbers = _numbers(text, _masked(text))
-    values = _Values(Path(root))
-    strict_tables = Path(relative).name in STRICT_TABLES and "/" not in relative.strip("./")
+    masked = _masked(text)
+    numbers = _numbers(text, masked)
+    unchecked = _unchecked(text, masked, numbers)
+    if values is None:
+        values = _Values(Path(root))
     bound: Dict[int, Tuple[str, str]] = {}  # number index -> (key or exclusion, marker line)
+    ends = [n.end for n in numbers]
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_of(pos: int) -> int:
+        return bisect.bisect_right(line_starts, pos)
+
     for start, _, key in bindings:
-        line = _line(text, start)
-        candidates = [i for i, n in enumerate(numbers) if n.end <= start and
-                      _GAP.match(text[n.end:start])]
+        line = line_of(start)
+        # the marker binds the last number before it, when only closers lie between them
+        last = bisect.bisect_right(ends, start) - 1
+        candidates = [last] if last >= 0 and _GAP.match(text[numbers[last].end:start]) else []
         if not candidates:
             problems.append(f"{relative}:{line}: marker <!--={key}--> follows no number "
                             "(put it right after the number it binds)")
@@ -374,7 +480,7 @@ def check_text(root: Path, relative: str, text: str) -> Tuple[int, List[str]]:
         bound[index] = (key if key in EXCLUSIONS else _resolve_key(key, base), key)
     checked = 0
     for index, number in enumerate(numbers):
-        line = _line(text, number.start)
+        line = line_of(number.start)
         shown = f"{number.sign or ''}{number.text}"
         if index in bound:
             key, written = bound[index]
@@ -393,13 +499,22 @@ def check_text(root: Path, relative: str, text: str) -> Tuple[int, List[str]]:
         region = _region_at(regions, number.start)
         if region is not None and region.mode in EXCLUSIONS:
             continue
+        if index in unchecked:
+            continue
         if region is not None and region.mode == "bound":
             problems.append(f"{relative}:{line}: {shown} in the 'numbers: bound' region of line "
                             f"{region.line} is bound to no claim (add <!--=KEY--> after it)")
-        elif strict_tables and _is_table_row(text, number.start):
-            problems.append(f"{relative}:{line}: {shown} in a table is bound to no claim (add "
-                            "<!--=KEY--> after it, or mark it <!--=measured--> / <!--=fixed-->)")
+        else:
+            problems.append(f"{relative}:{line}: {shown} is bound to nothing (add <!--=KEY-->, "
+                            "<!--=fixed--> or <!--=measured--> after it, or put it in a "
+                            "'numbers: fixed' / 'numbers: measured' region; docs/CONVENTIONS.md)")
     return checked, problems
+
+
+def value_cache(root: Path) -> "_Values":
+    """A cache of the claims and JSON files keys name, for several :func:`check_text` calls on
+    one unchanged repository."""
+    return _Values(Path(root))
 
 
 def _region_at(regions: Sequence[Region], pos: int) -> Optional[Region]:

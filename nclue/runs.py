@@ -4,7 +4,9 @@ JSONL run (``runs/<run_id>.jsonl.gz``, gzip with mtime 0): one line per query
 ``{"qid", "docs": [...], "scores": [...]}``, best first, depth up to 100; a page-scored run may add
 ``"pages": {docid: [[page, score], ...]}``.
 
-TREC run: whitespace-separated ``qid Q0 docid rank score tag`` lines. TREC qrels: ``qid 0 docid grade``.
+TREC run: whitespace-separated ``qid Q0 docid rank score tag`` lines. As trec_eval does, text after
+the tag (a seventh field and on, e.g. trec_eval's own ``test/results.trunc``) is ignored, and a
+line with fewer than six fields is refused. TREC qrels: ``qid 0 docid grade``.
 
 Tie rules (a ranking is always re-sorted by descending score, then ties are broken):
 
@@ -187,8 +189,20 @@ def read_jsonl_run(path: PathLike, release: Optional[Release] = None, ties: str 
     return _parse_jsonl(iter_lines(path), path, release, ties, run_id, allow_empty)
 
 
+def _mapped_qid(qid: str, qid_map: Mapping[str, str], path: PathLike, number: int) -> str:
+    """The release qid of a run's TREC topic number (``qid_map``: canonical decimal -> qid)."""
+    key = str(int(qid)) if qid.isascii() and qid.isdigit() else None
+    if key not in qid_map:
+        raise InputError(path, f"qid {clip(qid)} is not a topic number of the release "
+                               f"(its TREC topics are numbered {min(qid_map, key=int)}.."
+                               f"{max(qid_map, key=int)}; nclue export topics --format numbers)",
+                         number)
+    return qid_map[key]
+
+
 def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: str,
-                run_id: Optional[str], allow_empty: bool) -> Run:
+                run_id: Optional[str], allow_empty: bool,
+                qid_map: Optional[Mapping[str, str]] = None) -> Run:
     docs: Dict[str, List[str]] = {}
     scores: Dict[str, List[float]] = {}
     seen: Dict[str, set] = {}
@@ -196,11 +210,13 @@ def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: 
     for number, raw in lines:
         if not raw.strip():
             continue
-        parts = raw.split()
-        if len(parts) != 6:
+        parts = raw.split(None, 6)  # a 7th part is text after the tag: ignored, as trec_eval
+        if len(parts) < 6:
             raise InputError(path, f"expected 6 columns 'qid Q0 docid rank score tag', "
                                    f"got {len(parts)}", number)
-        qid, _, docid, rank, score, _ = parts
+        qid, _, docid, rank, score = parts[:5]
+        if qid_map is not None:
+            qid = _mapped_qid(qid, qid_map, path, number)
         try:
             int(rank)
         except ValueError:
@@ -211,7 +227,9 @@ def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: 
             raise InputError(path, f"score {clip(score)} is not a number", number) from None
         finite_number(value, "score", path, number)
         if release is not None and qid not in release.queries:
-            raise InputError(path, f"unknown qid {clip(qid)}", number)
+            hint = (" (a TREC topic number? a run made from 'nclue export topics --format trec' "
+                    "is read with --topic-numbers)" if qid_map is None and qid.isdigit() else "")
+            raise InputError(path, f"unknown qid {clip(qid)}{hint}", number)
         if release is not None and docid not in release.corpus:
             raise InputError(path, f"unknown docid {clip(docid)}", number)
         if docid in seen.setdefault(qid, set()):
@@ -229,9 +247,12 @@ def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: 
 
 
 def read_trec_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
-                  run_id: Optional[str] = None, allow_empty: bool = False) -> Run:
-    """Read a TREC run file (``qid Q0 docid rank score tag``); the rank column is ignored."""
-    return _parse_trec(iter_lines(path), path, release, ties, run_id, allow_empty)
+                  run_id: Optional[str] = None, allow_empty: bool = False,
+                  qid_map: Optional[Mapping[str, str]] = None) -> Run:
+    """Read a TREC run file (``qid Q0 docid rank score tag``); the rank column and any text after
+    the tag are ignored (as trec_eval does); fewer than six fields is an error. ``qid_map``
+    (:func:`nclue.exports.qids_by_topic_number`) reads the qid column as TREC topic numbers."""
+    return _parse_trec(iter_lines(path), path, release, ties, run_id, allow_empty, qid_map)
 
 
 def share_scores(run: Run) -> Run:
@@ -249,7 +270,8 @@ def share_scores(run: Run) -> Run:
     return Run(run.run_id, rankings, run.tie_rule)
 
 
-def checked_against(run: Run, release: Release, path: PathLike) -> Run:
+def checked_against(run: Run, release: Release, path: PathLike,
+                    qid_map: Optional[Mapping[str, str]] = None) -> Run:
     """``run`` (read without a release) checked against ``release``'s queries and corpus.
 
     The cheap set test passes for a valid run; otherwise the file is re-read with the release,
@@ -258,7 +280,7 @@ def checked_against(run: Run, release: Release, path: PathLike) -> Run:
     queries, corpus = release.queries, release.corpus.keys()
     for qid, ranking in run.rankings.items():
         if qid not in queries or not corpus >= set(ranking.docs):
-            return load_run(path, release, run.tie_rule, run_id=run.run_id)
+            return load_run(path, release, run.tie_rule, run_id=run.run_id, qid_map=qid_map)
     return run
 
 
@@ -291,11 +313,13 @@ def detect_format(path: PathLike) -> str:
 
 
 def load_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
-             fmt: str = "auto", run_id: Optional[str] = None, allow_empty: bool = False) -> Run:
+             fmt: str = "auto", run_id: Optional[str] = None, allow_empty: bool = False,
+             qid_map: Optional[Mapping[str, str]] = None) -> Run:
     """Load a run in JSONL or TREC format (auto-detected unless ``fmt`` is given).
 
     The file is read once: detection looks at the first non-blank line of the same stream
-    that is then parsed. An empty run is refused unless ``allow_empty``.
+    that is then parsed. An empty run is refused unless ``allow_empty``. ``qid_map`` (TREC
+    runs only) maps the qid column, read as TREC topic numbers, to the release's qids.
     """
     if ties not in TIE_RULES:
         raise InputError(path, f"unknown tie rule {clip(ties)}")
@@ -306,8 +330,12 @@ def load_run(path: PathLike, release: Optional[Release] = None, ties: str = "inp
     if fmt == "auto":
         first, lines = _first_content(lines)
         kind = _format_of(first)
-    parse = _parse_jsonl if kind == "jsonl" else _parse_trec
-    return parse(lines, path, release, ties, run_id, allow_empty)
+    if kind == "jsonl":
+        if qid_map is not None:
+            raise InputError(path, "topic numbers apply to TREC runs; this is a JSONL run "
+                                   "(its qids are the release's)")
+        return _parse_jsonl(lines, path, release, ties, run_id, allow_empty)
+    return _parse_trec(lines, path, release, ties, run_id, allow_empty, qid_map)
 
 
 def run_rows(run: Run) -> List[dict]:

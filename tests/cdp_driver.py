@@ -168,6 +168,11 @@ class Browser:
         self.wait_for("document.readyState === 'complete' && document.body && "
                       "document.body.getAttribute('data-ready') === '1'")
 
+    def open_page(self, url: str) -> None:
+        """Navigate to a static page (no script of its own) and wait until it has loaded."""
+        self.call("Page.navigate", url=url)
+        self.wait_for(f"document.readyState === 'complete' && location.href === {json.dumps(url)}")
+
     def reload(self) -> None:
         self.evaluate("document.body.removeAttribute('data-ready'), 1")
         self.call("Page.reload", ignoreCache=True)

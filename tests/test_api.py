@@ -13,6 +13,7 @@ import nclue
 from nclue.api import Comparison, PairTest
 from nclue.cli import main
 from nclue.errors import InputError
+from nclue.report.document import Code, Link, Strong
 from nclue.report.latex import escape, inline_latex
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,8 +95,9 @@ class Latex(unittest.TestCase):
     def test_escaping_and_spans(self):
         self.assertEqual(escape("a_b & 50% #1 {x} ~ ^"),
                          r"a\_b \& 50\% \#1 \{x\} \textasciitilde{} \textasciicircum{}")
-        self.assertEqual(inline_latex("run `k1=0.9` **bold** *em* [x](y.md)"),
-                         r"run \texttt{k1=0.9} \textbf{bold} \emph{em} x")
+        self.assertEqual(inline_latex(("run ", Code("k1=0.9"), " ", Strong("bold"), " *em* ",
+                                       Link("x", "y.md"))),
+                         r"run \texttt{k1=0.9} \textbf{bold} *em* x")
 
 
 class Cli(unittest.TestCase):
@@ -123,6 +125,9 @@ class Cli(unittest.TestCase):
                          "--release", str(EXAMPLE), "--format", "latex"])
         self.assertEqual(code, 0)
         self.assertIn(r"(b) example\_dense & 50.0 & 100.0 \\", out)
+        # the fragment says what the preamble needs for its rules
+        self.assertEqual(out.splitlines()[1],
+                         r"% needs \usepackage{booktabs} (\toprule, \midrule, \bottomrule) in the preamble")
 
 
 if __name__ == "__main__":

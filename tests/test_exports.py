@@ -15,7 +15,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from nclue.cli import main
-from nclue.exports import qrels_text, split_page_id, page_id, topics_tsv
+from nclue.exports import (qids_by_topic_number, qrels_text, split_page_id, page_id, topic_numbers,
+                           topics_tsv)
 from nclue.formats import dumps_canonical
 from nclue.metrics import evaluate
 from nclue.release import load_release
@@ -171,11 +172,113 @@ class Topics(unittest.TestCase):
             self.assertEqual(code, 0)
             text = out.read_text()
         self.assertEqual(text.count("<top>"), 6)
+        # q1..q6 are not integers: the topic number is the position in qid order
         self.assertTrue(text.startswith(
-            "<top>\n<num> Number: q1\n<title> Acknowledgements, TikZ\n\n<desc> Description:\n"
+            "<top>\n<num> Number: 1\n<title> Acknowledgements, TikZ\n\n<desc> Description:\n"
             "Find the document that discusses \"Acknowledgements\" and \"TikZ\".\n\n"
             "<narr> Narrative:\nA relevant document supports every condition, on distinct pages: "
-            "Acknowledgements; TikZ.\n</top>\n\n<top>\n<num> Number: q2\n"))
+            "Acknowledgements; TikZ.\n</top>\n\n<top>\n<num> Number: 2\n"))
+
+
+def anserini_trec_keys(text):
+    """What Anserini's TrecTopicReader keys a topic by, from its documented behaviour (the
+    digits of the text after 'Number:', read as a Java int; bench/anserini_topics.py checks the
+    real reader): 'v1_0000' -> 10000."""
+    keys = []
+    for line in text.splitlines():
+        if line.startswith("<num>"):
+            digits = "".join(ch for ch in line.split(":", 1)[1] if ch.isdigit())
+            keys.append(int(digits))
+    return keys
+
+
+class TopicNumbers(unittest.TestCase):
+    """TREC topic numbers: integers that Anserini reads back unchanged, mapped back to qids."""
+
+    def test_rule(self):
+        self.assertEqual(topic_numbers(["q2", "q10", "q1"]), {"q1": 1, "q10": 2, "q2": 3})
+        self.assertEqual(topic_numbers(["v1_0001", "v1_0000"]), {"v1_0000": 1, "v1_0001": 2})
+        # plain integers are their own numbers (trec_eval's test topics)
+        self.assertEqual(topic_numbers(["303", "301", "302"]), {"301": 301, "302": 302, "303": 303})
+        # a leading zero, a sign or a number past Java's int: positions
+        self.assertEqual(topic_numbers(["7", "08"]), {"08": 1, "7": 2})
+        self.assertEqual(topic_numbers(["1", "2147483648"]), {"1": 1, "2147483648": 2})
+        self.assertEqual(topic_numbers(["1", "2147483647"]), {"1": 1, "2147483647": 2147483647})
+        self.assertEqual(qids_by_topic_number(["q2", "q1"]), {"1": "q1", "2": "q2"})
+
+    def test_anserini_keys_are_the_numbers(self):
+        release = load_release(EXAMPLE)
+        with tempfile.TemporaryDirectory() as tmp:
+            for fmt in ("trec", "numbers"):
+                code, _, _ = run_cli("export", "topics", "--release", str(EXAMPLE), "--format",
+                                     fmt, "--out", str(Path(tmp) / fmt))
+                self.assertEqual(code, 0)
+            trec = (Path(tmp) / "trec").read_text()
+            numbers = (Path(tmp) / "numbers").read_text()
+        self.assertEqual(numbers, "1\tq1\n2\tq2\n3\tq3\n4\tq4\n5\tq5\n6\tq6\n")
+        self.assertEqual(anserini_trec_keys(trec), [1, 2, 3, 4, 5, 6])
+        # the old form, the qid in <num>: Anserini's keys were not the qids (v1_0000 -> 10000)
+        self.assertEqual(anserini_trec_keys("<num> Number: v1_0000\n<num> Number: v1_0415\n"),
+                         [10000, 10415])
+        self.assertEqual(len(release.queries), 6)
+
+    def write_numbered_run(self, folder, release):
+        """The example's lexical run as an engine writes it from the TREC topics: qid column =
+        topic number (q1 -> 1, ..., q6 -> 6), one line per ranked document."""
+        run = load_run(EXAMPLE / "runs" / "example_lexical.jsonl.gz", release)
+        lines = []
+        for qid in sorted(run.rankings):
+            ranking = run.rankings[qid]
+            for rank, (docid, score) in enumerate(zip(ranking.docs, ranking.scores), start=1):
+                lines.append(f"{qid[1:]} Q0 {docid} {rank} {score!r} engine\n")
+        path = Path(folder) / "numbered.trec"
+        path.write_text("".join(lines))
+        return path
+
+    def test_score_and_import_with_topic_numbers(self):
+        release = load_release(EXAMPLE)
+        with tempfile.TemporaryDirectory() as tmp:
+            numbered = self.write_numbered_run(tmp, release)
+            code, out, _ = run_cli("score", str(numbered), "--release", str(EXAMPLE), "--json",
+                                   "--topic-numbers")
+            self.assertEqual(code, 0)
+            mine = json.loads(out)
+            code, out, _ = run_cli("score", str(EXAMPLE / "runs" / "example_lexical.jsonl.gz"),
+                                   "--release", str(EXAMPLE), "--json")
+            frozen = json.loads(out)
+            for key in ("run", "queries_in_run"):
+                mine.pop(key), frozen.pop(key)
+            self.assertEqual(mine, frozen)
+            self.assertEqual(mine["nclue_score@10"], 50.0)  # tests/test_example_release.py
+            target = Path(tmp) / "imported.jsonl"
+            code, _, _ = run_cli("import-trec", str(numbered), "--release", str(EXAMPLE),
+                                 "--topic-numbers", "--out", str(target))
+            self.assertEqual(code, 0)
+            rows = {row["qid"]: row["docs"] for row in map(json.loads, target.read_text().splitlines())}
+            lexical = load_run(EXAMPLE / "runs" / "example_lexical.jsonl.gz", release)
+            self.assertEqual(rows, {q: list(r.docs) for q, r in lexical.rankings.items()})
+
+    def test_refusals(self):
+        release = load_release(EXAMPLE)
+        with tempfile.TemporaryDirectory() as tmp:
+            numbered = self.write_numbered_run(tmp, release)
+            # without --topic-numbers: unknown qid, with the hint
+            code, _, err = run_cli("score", str(numbered), "--release", str(EXAMPLE))
+            self.assertEqual(code, 2)
+            self.assertIn("numbered.trec:1: unknown qid '1' (a TREC topic number?", err)
+            # a number the release does not have
+            bad = Path(tmp) / "seven.trec"
+            bad.write_text("1 Q0 d01 1 2.0 x\n7 Q0 d01 1 2.0 x\n")
+            code, _, err = run_cli("score", str(bad), "--release", str(EXAMPLE), "--topic-numbers")
+            self.assertEqual(code, 2)
+            self.assertIn("seven.trec:2: qid '7' is not a topic number of the release "
+                          "(its TREC topics are numbered 1..6", err)
+            # a JSONL run carries the release's qids
+            code, _, err = run_cli("score", str(EXAMPLE / "runs" / "example_lexical.jsonl.gz"),
+                                   "--release", str(EXAMPLE), "--topic-numbers")
+            self.assertEqual(code, 2)
+            self.assertIn("topic numbers apply to TREC runs", err)
+            self.assertEqual(len(err.strip().splitlines()), 1)
 
 
 class Collection(unittest.TestCase):

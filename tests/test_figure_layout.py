@@ -1,6 +1,8 @@
 """Figure label layout, read back from the SVG text: no two labels overlap, no label covers a
-marker (of any point), crosses a zero axis of the delta plane or leaves the plot, and a label away
-from its point has a leader line reaching from the point to the label.
+marker (of any point), is crossed by a whisker (caps included), crosses a zero axis of the delta plane or leaves the plot, a label away from its point has a leader line
+reaching from the point to the label, and a label without a visible leader is nearer its own
+marker than any other (issue 26: v1 Figure 2(a)'s bm25_and.clean beside a fusion marker, v2
+Figure 2(b)'s whiskers across labels).
 
 Boxes are rebuilt from the SVG alone: a marker's box from its own geometry (circle, rect, polygon,
 plus-path), a label's from its x, y, text-anchor, font-size and text, with the font's advance widths
@@ -58,6 +60,31 @@ def marker_geometry(el):
     return box, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
 
+def path_segments(d):
+    """Axis-parallel segments (x1, y1, x2, y2) of a path made of M, H and V commands only."""
+    segments, x, y = [], 0.0, 0.0
+    for command, a, b in re.findall(r"([MHV])\s*(-?\d+(?:\.\d+)?)(?:[ ,](-?\d+(?:\.\d+)?))?", d):
+        if command == "M":
+            x, y = float(a), float(b)
+        elif command == "H":
+            segments.append((x, y, float(a), y))
+            x = float(a)
+        else:
+            segments.append((x, y, x, float(a)))
+            y = float(a)
+    return segments
+
+
+def segment_box(x1, y1, x2, y2, half):
+    return (min(x1, x2) - half, min(y1, y2) - half, max(x1, x2) + half, max(y1, y2) + half)
+
+
+def read_whiskers(svg):
+    root = ET.fromstring(svg)
+    return [segment for el in root.iter(NS + "path") if el.get("class") in ("x-interval", "y-interval")
+            for segment in path_segments(el.get("d"))]
+
+
 def read_figure(svg):
     root = ET.fromstring(svg)
     markers = {}   # point title -> (box, centre)
@@ -80,6 +107,7 @@ def read_figure(svg):
 class LayoutChecks:
     def check(self, svg, where):
         markers, labels, leaders, zero = read_figure(svg)
+        whiskers = read_whiskers(svg)
         boxes = [(el.text, text_box(el), el.get("class")) for el in labels]
         for i, (a, box_a, _) in enumerate(boxes):
             for b, box_b, _ in boxes[i + 1:]:
@@ -94,14 +122,27 @@ class LayoutChecks:
             for x1, y1, x2, y2 in zero:
                 line = (min(x1, x2) - 0.5, min(y1, y2) - 0.5, max(x1, x2) + 0.5, max(y1, y2) + 0.5)
                 self.assertFalse(overlap(box, line), f"{where}: label {text!r} lies on a zero axis")
+            for x1, y1, x2, y2 in whiskers:   # a whisker's 1.4 px stroke, caps included
+                self.assertFalse(overlap(box, segment_box(x1, y1, x2, y2, 0.7)),
+                                 f"{where}: a whisker crosses label {text!r}")
             own = [geometry for title, geometry in markers.items() if title.startswith(text + " (")]
             self.assertEqual(len(own), 1, f"{where}: label {text!r} names no single point")
             _, (cx, cy) = own[0]
-            if distance(box, cx, cy) > 12.0:
-                self.assertTrue(any(
-                    (math.hypot(x1 - cx, y1 - cy) <= 8.0 and distance(box, x2, y2) <= 2.0)
-                    for x1, y1, x2, y2 in leaders), f"{where}: label {text!r} is away from its point "
-                                                    "without a leader line")
+            mine = distance(box, cx, cy)
+            leader = [(x1, y1, x2, y2) for x1, y1, x2, y2 in leaders
+                      if math.hypot(x1 - cx, y1 - cy) <= 8.0 and distance(box, x2, y2) <= 2.0]
+            if mine > 12.0:
+                self.assertTrue(leader, f"{where}: label {text!r} is away from its point "
+                                        "without a leader line")
+            # a label reads as its own point's: no other marker as near (4 px to spare), unless
+            # a leader that one can see (>= 8 px) joins label and point
+            visible = max((math.hypot(x2 - x1, y2 - y1) for x1, y1, x2, y2 in leader), default=0.0)
+            if visible < 8.0:
+                for name, (_, (mx, my)) in markers.items():
+                    if (mx, my) != (cx, cy):
+                        self.assertGreaterEqual(
+                            distance(box, mx, my), mine + 4.0,
+                            f"{where}: label {text!r} is as near the marker of {name!r} as its own")
         return len(boxes)
 
 
@@ -142,6 +183,30 @@ class CrowdedSynthetic(unittest.TestCase, LayoutChecks):
         others = [PairedEffect("BM25-AND \u2192 SDR", "lexical", -3.56, -12.44),
                   PairedEffect("best page \u2192 top-3 pages", "pages", 6.67, -2.67)]
         self.check(delta_plane_svg([effect] + others, x_range=(-40, 40), y_range=(-40, 40)), "long label")
+
+    def test_label_beside_another_marker(self):
+        # v1 Figure 2(a) before issue 26: bm25_and.clean (79.1, 32.4) labelled up-left, its text
+        # ending beside the fusion marker at (83.1, 33.6); a layout must leave no such doubt
+        points = [LandscapePoint("bm25_and.clean", "lexical", 79.1, 32.4),
+                  LandscapePoint("rrf_a.clean", "fusion", 83.1, 33.6),
+                  LandscapePoint("rrf_b.clean", "fusion", 74.5, 32.0),
+                  LandscapePoint("bm25_or.clean", "lexical", 79.5, 32.7),
+                  LandscapePoint("bm25_sdr.clean", "lexical", 80.2, 32.1)]
+        self.check(landscape_svg(points, labelled=["bm25_and.clean"], x_range=(0, 90),
+                                 y_range=(0, 40)), "beside a fusion marker")
+
+    def test_whiskers_never_cross_labels(self):
+        # v2 Figure 2(b) before issue 26: long vertical and horizontal intervals of neighbours
+        # ran through labels; whiskers are hard obstacles now
+        effects = [PairedEffect("SPLADE top-3 \u2192 RRF with BM25-AND", "a", 47.0, 28.0,
+                                (41.0, 53.0), (21.0, 35.0)),
+                   PairedEffect("page top-3 \u2192 RRF with BM25-AND", "b", 25.0, 30.0,
+                                (19.0, 31.0), (24.0, 37.0)),
+                   PairedEffect("MiniLM joint \u2192 condition hmean", "c", 1.0, -1.0,
+                                (-2.0, 4.0), (-6.0, 3.0)),
+                   PairedEffect("BM25-OR \u2192 condition hmean", "d", 2.5, 5.0, (-1.0, 6.0),
+                                (1.0, 9.0))]
+        self.check(delta_plane_svg(effects, x_range=(-80, 80), y_range=(-50, 50)), "whiskers")
 
     def test_crowded_landscapes(self):
         rng = random.Random(8)

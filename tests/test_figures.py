@@ -202,16 +202,19 @@ class DeltaPlane(unittest.TestCase):
                          ("195.00", "450.00", "445.00", "50.00"))
 
     def test_label_placement_by_hand(self):
-        # Ranges (-10, 10) on both axes: (0, 0) -> px 320, py 250. Label boxes: 6.6 px per
-        # character, 9 px above and 3 px below the baseline. A takes the first choice, right-above:
-        # anchor (320 + 8, 250 - 7) = (328, 243), box y 234..246. B, at the same point, would
-        # overlap A there; right-below (328, 265), box y 256..268, is free (the 12 x 12 markers span
-        # x 314..326, y 244..256) -> chosen.
+        # Ranges (-10, 10) on both axes: (0, 0) -> px 320, py 250; 25 px per unit across, 20 up,
+        # so the dashed line dy = dx runs through x = 320 + 1.25 (250 - y). Label boxes: about 8 px
+        # for one letter, 9 px above and 3 px below the baseline. The first choice, right-above,
+        # anchor (320 + 8, 250 - 7) = (328, 243), box y 234..246, x 328..336, is crossed by the
+        # dashed line (x 325..340 there), a soft obstacle. A takes the second, right-below
+        # (328, 265), box y 256..268 (the line is at x 305..312 there); B, at the same point:
+        # right-above crossed, right-below taken by A, left-above (320 - 8, 243) anchored at its
+        # end, box x 304..312, free (the 12 x 12 markers span x 314..326, y 244..256).
         svg = delta_plane_svg([PairedEffect("A", "b", 0.0, 0.0), PairedEffect("B", "b", 0.0, 0.0)],
                               x_range=(-10, 10), y_range=(-10, 10))
         got = {t.text: (t.get("x"), t.get("y"), t.get("text-anchor"))
                for t in texts(ET.fromstring(svg), "point-label")}
-        self.assertEqual(got, {"A": ("328.00", "243.00", "start"), "B": ("328.00", "265.00", "start")})
+        self.assertEqual(got, {"A": ("328.00", "265.00", "start"), "B": ("312.00", "243.00", "end")})
         # A point on the right edge (px 570): both right-hand boxes would leave the plot, so the
         # label goes left-above, anchored at its end: (570 - 8, 243).
         svg = delta_plane_svg([PairedEffect("Edge", "b", 10.0, 0.0)], x_range=(-10, 10), y_range=(-10, 10))

@@ -1,9 +1,12 @@
 """Verdict rule of the findings table (nclue/tables/findings.py), worked by hand."""
 
+import math
+import statistics
 import unittest
 from pathlib import Path
 
 from nclue.context import ReleaseContext
+from nclue.inference.montecarlo import bootstrap_distribution
 from nclue.report.assemble import build_release_report, open_release
 from nclue.tables.findings import verdict
 from nclue.tables.kinds import table_from_dict
@@ -44,6 +47,46 @@ class ExampleFindings(unittest.TestCase):
         # opposite directions), so neither finding can be significant here.
         self.assertLessEqual(rows["pages_vs_lexical"]["ci_lo"], 0.0)
         self.assertEqual(rows["pages_vs_lexical"]["verdict"], 0.0)
+
+    def test_tost_row_prints_the_se_of_its_deciding_90_percent_bound(self):
+        # A no-effect row by hand: pages vs lexical on the example, margin 30 points. Its 90%
+        # bounds are the type-7 5% and 95% quantiles of the 1,000 replicates; each bound's MC SE
+        # is s sqrt(q (1 - q) / B) / phi(z_q) with s the replicates' SD (docs/inference.md). The
+        # verdict changes where a 90% bound crosses -30 or +30, so the bound nearest one of them
+        # in its own SEs decides; the row must print that bound's SE, not a 95% bound's.
+        ctx = ReleaseContext(ROOT / "data" / "example")
+        spec = {"id": "f", "kind": "findings", "seed": 11, "replicates": 1000, "findings": [
+            {"id": "null", "statement": "no effect", "base": "example_lexical",
+             "variant": "example_pages", "measure": "nclue_score", "direction": "0",
+             "margin": 30.0}]}
+        cells = table_from_dict(spec, ctx).rows[0][2]
+        measure = ctx.registry.parse("nclue_score@10")
+        base, variant = ctx.vector("example_lexical", measure), ctx.vector("example_pages", measure)
+        stats = bootstrap_distribution(ctx.resampler(base, 11),
+                                       {q: variant[q] - base[q] for q in base}, 1000)
+        normal = statistics.NormalDist()
+
+        def quantile(q):  # type 7
+            h = (len(stats) - 1) * q
+            j = math.floor(h)
+            return stats[j] + (h - j) * (stats[j + 1] - stats[j])
+
+        def se(q):
+            return (statistics.stdev(stats) * math.sqrt(q * (1 - q) / len(stats))
+                    / normal.pdf(normal.inv_cdf(q)))
+
+        lo90, hi90 = 100 * quantile(0.05), 100 * quantile(0.95)
+        self.assertAlmostEqual(cells["lo90"], lo90)
+        self.assertAlmostEqual(cells["hi90"], hi90)
+        # lo90 ~ -28.8 lies ~1.2 points from -30; hi90 ~ 66.7 lies ~37 points from +30
+        distance_lo = abs(lo90 + 30) / (100 * se(0.05))
+        distance_hi = abs(hi90 - 30) / (100 * se(0.95))
+        self.assertLess(distance_lo, distance_hi)
+        self.assertAlmostEqual(cells["se"], 100 * se(0.05), places=9)
+        self.assertNotAlmostEqual(cells["se"], 100 * se(0.025), places=3)  # not a 95% bound's
+        self.assertEqual(cells["fragile"], 1.0 if distance_lo < 2 else 0.0)
+        self.assertLess(distance_lo, 2)  # the hand-made case is fragile: -28.8 is < 2 SE from -30
+        self.assertEqual(cells["verdict"], 0.0)  # inside on the left, beyond +30 on the right
 
     def test_hard_coverage_finding(self):
         ctx = ReleaseContext(ROOT / "data" / "example")

@@ -176,10 +176,11 @@ class ContrastTest(unittest.TestCase):
                            PER_QUERY, FAMILIES, [HC10], REGISTRY, seed=11, replicates=100,
                            draws=50)
         cells = t.rows[0][2]
-        self.assertEqual((cells["delta@10"], cells["lo@10"], cells["hi@10"], cells["p@10"]),
-                         (0.0, 0.0, 0.0, 1.0))
+        # every replicate is 0, so their SD and the bounds' Monte Carlo SE are 0 as well
+        self.assertEqual((cells["delta@10"], cells["lo@10"], cells["hi@10"], cells["se@10"],
+                          cells["p@10"]), (0.0, 0.0, 0.0, 0.0, 1.0))
         self.assertEqual([c.header for c in t.columns],
-                         ["dHC@10", "dHC@10 lo", "dHC@10 hi", "p@10"])
+                         ["dHC@10", "dHC@10 lo", "dHC@10 hi", "dHC@10 MC SE", "p@10"])
 
     def test_delta(self):
         # spin - naive at HC@10: per query (0.5, 0.5, 0, 0), mean 0.25 -> 25.0 points;
@@ -224,8 +225,8 @@ class Table4Test(unittest.TestCase):
 
 
 class Table5Test(unittest.TestCase):
-    ROWS = [AdaptationRow("spin_l3", "SPIN (m=5)", "L3", "spin", "p/spin.json"),
-            AdaptationRow("lora_l0", "LoRA (r=16)", "L0-6", "naive", "p/lora.json")]
+    ROWS = [AdaptationRow("spin_l3", "SPIN (m=5)", "L3", "spin", "p/spin.json", "spin", None),
+            AdaptationRow("lora_l0", "LoRA (r=16)", "L0-6", "naive", "p/lora.json", "lora", 16)]
 
     def test_counted_and_recorded_counts(self):
         counts = {"spin_l3": ParameterCount(1920, None, "p/spin.json"),

@@ -103,11 +103,16 @@ class ExampleKindsTest(unittest.TestCase):
         (root / "provenance" / "vec.npy").write_bytes(weights)
         digest = hashlib.sha256(weights).hexdigest()
         (root / "provenance" / "vec.json").write_text(json.dumps(
-            {"vectors_file": "provenance/vec.npy", "vectors_sha256": digest}))
+            {"vectors_file": "provenance/vec.npy", "vectors_sha256": digest, "m": 3}))
         (root / "provenance" / "ignored.json").write_text(json.dumps(
             {"weights_file": "build/w.npz (not committed)", "weights_sha256": "b" * 64,
              "weights_sha256_rule": "sha256 over (name, shape, float32 bytes), names sorted",
-             "parameters": 4242}))
+             "parameters": 52, "m": 1, "injected_layers": [6]}))
+        # LoRA rank 1 on one layer of a hidden-4, FFN-6 encoder: 4 * 1 * (4 + 4) + 2 * 1 * (4 + 6) = 52
+        (root / "provenance" / "wrong.json").write_text(json.dumps(
+            {"weights_file": "build/w.npz (not committed)", "weights_sha256": "b" * 64,
+             "weights_sha256_rule": "sha256 over (name, shape, float32 bytes), names sorted",
+             "parameters": 4242, "m": 1, "injected_layers": [6]}))
         index_path = root / "data" / "example" / "runs" / "index.json"
         index = json.loads(index_path.read_text())
         for entry in index["runs"]:
@@ -165,17 +170,32 @@ class ExampleKindsTest(unittest.TestCase):
         self.assertIn("Multi3IR Figure 4 analogue: Hit@2 by perspective rank", svg)
 
     def test_adaptation_counts_from_the_weight_file(self):
-        table = self.build({"id": "t5", "kind": "adaptation", "rows": [
-            {"key": "spin", "label": "SPIN", "layer": "L3", "run": "example_lexical",
-             "weights": "provenance/vec.json"},
-            {"key": "lora", "label": "LoRA", "layer": "L0-6", "run": "example_dense",
-             "weights": "provenance/ignored.json"}]})
+        table = self.build(self.table5("provenance/ignored.json"))
         cells = {key: c for key, _, c in table.rows}
         self.assertEqual(cells["spin"]["parameters"], 12.0)                # a (3, 4) array
         self.assertIsNone(cells["spin"]["recorded_parameters"])
         self.assertIsNone(cells["lora"]["parameters"])
-        self.assertEqual(cells["lora"]["recorded_parameters"], 4242.0)     # the record's own
+        self.assertEqual(cells["lora"]["recorded_parameters"], 52.0)       # the record's own
         self.assertIn("provenance/ignored.json", table.note)
+
+    @staticmethod
+    def table5(lora_record, hidden=4):
+        return {"id": "t5", "kind": "adaptation", "hidden": hidden, "ffn": 6, "rows": [
+            {"key": "spin", "label": "SPIN", "layer": "L3", "run": "example_lexical",
+             "weights": "provenance/vec.json", "method": "spin"},
+            {"key": "lora", "label": "LoRA", "layer": "L0-6", "run": "example_dense",
+             "weights": lora_record, "method": "lora", "rank": 1}]}
+
+    def test_adaptation_closed_form_refuses_a_wrong_record_or_formula(self):
+        with self.assertRaises(InputError) as caught:
+            self.build(self.table5("provenance/wrong.json"))
+        self.assertIn("row 'lora': the closed form of 'lora' gives 52 parameters, its record states 4242",
+                      str(caught.exception))
+        # a wrong hidden size is caught on the committed SPIN weights (3 x 4 = 12, not 3 x 5)
+        with self.assertRaises(InputError) as caught:
+            self.build(self.table5("provenance/ignored.json", hidden=5))
+        self.assertIn("row 'spin': the closed form of 'spin' gives 15 parameters, the committed weights hold 12",
+                      str(caught.exception))
 
     def test_adaptation_record_of_other_weights_refused(self):
         with self.assertRaises(InputError) as caught:

@@ -386,9 +386,10 @@ class Informativeness(unittest.TestCase):
             {"id": "n814", "kind": "grim", "value": "p.a", "n": 814}])
         results = list(audit(doc).values())
         self.assertEqual(pa.summary_line("toy", results),
-                         "paper audit toy: 2 relations: 0 FAIL, 0 WITHIN_ROUNDING, 1 EXACT, 1 NOT_INFORMATIVE")
+                         "paper audit toy: 2 relations: 0 FAIL, 0 REVIEW, 0 WITHIN_ROUNDING, 1 EXACT, "
+                         "1 NOT_INFORMATIVE")
         self.assertEqual(pa.counts_by_kind(results),
-                         {"grim": {FAIL: 0, WITHIN: 0, EXACT: 1, NI: 1}})
+                         {"grim": {FAIL: 0, pa.REVIEW: 0, WITHIN: 0, EXACT: 1, NI: 1}})
 
 
 class FrozenReviews(unittest.TestCase):
@@ -419,7 +420,7 @@ class FrozenReviews(unittest.TestCase):
             self.assertEqual(pa.verify_frozen_verdicts(root), (1, []))
             frozen = json.loads((root / "audit/papers/toy.verdicts.json").read_text(encoding="utf-8"))
             self.assertEqual(frozen["fail_reviews"], {"r": "the two prints differ: a typo in one of them"})
-            self.assertEqual(frozen["by_kind"], {"same": {FAIL: 1, WITHIN: 0, EXACT: 0, NI: 0}})
+            self.assertEqual(frozen["by_kind"], {"same": {FAIL: 1, pa.REVIEW: 0, WITHIN: 0, EXACT: 0, NI: 0}})
             # a changed review is a mismatch too
             doc["relations"][0]["review"] = "something else"
             (root / "claims/papers/toy.json").write_text(json.dumps(doc), encoding="utf-8")

@@ -1,8 +1,8 @@
 """The report document rendered to HTML and Markdown (nclue.report.html, nclue.report.markdown).
 
-Expected output is written out by hand from the rules in the module docstrings (inline spans
-follow GitHub-flavoured Markdown where it applies: https://github.github.com/gfm/ section 6.1
-code spans).
+Expected output is written out by hand from the rules in the module docstrings (the Markdown
+escapes follow GitHub-flavoured Markdown: https://github.github.com/gfm/ sections 2.4 backslash
+escapes, 6.1 code spans, 6.2 emphasis).
 """
 
 import unittest
@@ -11,9 +11,11 @@ from html.parser import HTMLParser
 
 from nclue.errors import NclueError
 from nclue.figures import LandscapePoint, PairedEffect, delta_plane_svg, landscape_svg
-from nclue.report.document import BulletList, Document, Figure, Heading, Paragraph, TableBlock
-from nclue.report.html import check_svg, inline_html, render_html
-from nclue.report.markdown import render_markdown
+from nclue.report.document import (BulletList, Code, Document, Figure, Heading, Link, Paragraph,
+                                   Strong, TableBlock, plain)
+from nclue.report.html import WIDE_COLUMNS, breakable_html, check_svg, inline_html, render_html
+from nclue.report.latex import inline_latex
+from nclue.report.markdown import escape_markdown, inline_markdown, render_markdown
 from nclue.table import Column, Table
 
 SVG = "http://www.w3.org/2000/svg"
@@ -42,43 +44,66 @@ def figures():
     }
 
 
+FORMULA = "p = (1 + #{|T*| >= |T|})/(1 + draws)); block p = max-|T*| over every endpoint"
+
+
 class Inline(unittest.TestCase):
+    """Text is escaped from the document model, never re-read as Markdown (issue 26)."""
+
     def test_escaping(self):
         self.assertEqual(inline_html('a < b & c > "d" \'e\''),
                          "a &lt; b &amp; c &gt; &quot;d&quot; &#x27;e&#x27;")
         self.assertEqual(inline_html("<script>alert(1)</script>"),
                          "&lt;script&gt;alert(1)&lt;/script&gt;")
 
-    def test_code_bold_em_links(self):
-        self.assertEqual(inline_html("run `python reproduce.py`"), "run <code>python reproduce.py</code>")
-        # Code content is literal: no bold inside, markup characters escaped.
-        self.assertEqual(inline_html("`**x** <y>`"), "<code>**x** &lt;y&gt;</code>")
-        # Double-backtick span holding a backtick, one padding space stripped each side (GFM 6.1).
-        self.assertEqual(inline_html("`` a`b ``"), "<code>a`b</code>")
-        self.assertEqual(inline_html("**bold** and *em*"), "<strong>bold</strong> and <em>em</em>")
-        self.assertEqual(inline_html("2 * 3 * 4"), "2 * 3 * 4")
-        self.assertEqual(inline_html("[the paper](https://x.org/?a=1&b=2)"),
+    def test_strings_are_verbatim(self):
+        # the formulas of the contrast and paired-test notes: both asterisks kept, no <em>
+        self.assertEqual(inline_html(FORMULA), FORMULA.replace(">", "&gt;"))
+        for text in ("**not bold**", "*not em*", "`not code`", "[not](a.md)", r"\*", "2 * 3 * 4"):
+            self.assertEqual(inline_html(text), text)
+
+    def test_spans(self):
+        self.assertEqual(inline_html(("run ", Code("python reproduce.py"))),
+                         "run <code>python reproduce.py</code>")
+        self.assertEqual(inline_html((Code("**x** <y>"),)), "<code>**x** &lt;y&gt;</code>")
+        self.assertEqual(inline_html((Strong("replicates"), ": a *b* c")),
+                         "<strong>replicates</strong>: a *b* c")
+        self.assertEqual(inline_html((Link("the paper", "https://x.org/?a=1&b=2"),)),
                          '<a href="https://x.org/?a=1&amp;b=2">the paper</a>')
-        self.assertEqual(inline_html("[**b**](docs/x.md#s)"), '<a href="docs/x.md#s"><strong>b</strong></a>')
-        self.assertEqual(inline_html(r"\*not em\* and nclue_score@10"), "*not em* and nclue_score@10")
+        self.assertEqual(plain(("a ", Code("b"), Strong(" c"), Link(" d", "#x"))), "a b c d")
+        with self.assertRaisesRegex(TypeError, "not an inline span"):
+            inline_html(("a", 1))
+
+    def test_markdown_escapes_what_github_would_read(self):
+        # by hand from GFM: \ before * ` [ ] < and a word-boundary _; intraword _ stays
+        self.assertEqual(escape_markdown(FORMULA),
+                         r"p = (1 + #{|T\*| >= |T|})/(1 + draws)); block p = max-|T\*| over every endpoint")
+        self.assertEqual(escape_markdown("nclue_score@10 <system>_drop_c1 m3t_* [lo, hi]"),
+                         r"nclue_score@10 \<system>\_drop_c1 m3t\_\* \[lo, hi\]")
+        self.assertEqual(escape_markdown("# 1 &amp; 2"), r"\# 1 \&amp; 2")
+        self.assertEqual(escape_markdown("1. one"), r"1\. one")
+        self.assertEqual(inline_markdown(("a ", Code("x`y"), " ", Strong("b*"), " ", Link("[c]", "d.md"))),
+                         r"a ``x`y`` **b\*** [\[c\]](d.md)")
+
+    def test_latex_escapes_strings(self):
+        self.assertEqual(inline_latex("*em* `c` #{|T*|}"),
+                         r"*em* `c` \#\{\textbar{}T*\textbar{}\}")
+        self.assertEqual(inline_latex(("run ", Code("k1=0.9"), " ", Strong("b"), " ", Link("x", "y.md"))),
+                         r"run \texttt{k1=0.9} \textbf{b} x")
 
     def test_refused_links(self):
-        with self.assertRaisesRegex(NclueError, "line 7: link target 'JavaScript:alert' uses the scheme 'JavaScript'"):
-            inline_html("[x](JavaScript:alert)", 7)
+        with self.assertRaisesRegex(NclueError, "link target 'JavaScript:alert' uses the scheme 'JavaScript'"):
+            inline_html((Link("x", "JavaScript:alert"),))
         with self.assertRaisesRegex(NclueError, "scheme 'data'"):
-            inline_html("[x](data:text/html,hi)", 7)
-        # A target with parentheses is not link syntax here: it stays escaped text, no <a>.
-        self.assertNotIn("<a", inline_html("[x](javascript:alert(1))"))
-        with self.assertRaisesRegex(NclueError, "line 3: an image inside running text"):
-            inline_html("see ![x](y.png) here", 3)
+            inline_html((Link("x", "data:text/html,hi"),))
 
 
 def document(title="Report", figs=None):
     table = Table("t", "Scores", (Column("s", "n-Clue Score@10", 1), Column("h", "Gold Hit@10", 1)),
-                  (("bm25", "BM25 `k1=0.9`", {"s": 50.0, "h": -3.94}), ("x", "a | b", {"s": 1.0})),
+                  (("bm25", "BM25 k1=0.9 *", {"s": 50.0, "h": -3.94}), ("x", "a | b", {"s": 1.0})),
                   "Points.")
-    blocks = [Paragraph("Intro with `code`."), Heading(2, "Part A"), Heading(3, "Part A"),
-              BulletList(("one", "**two**")), TableBlock(table)]
+    blocks = [Paragraph(("Intro with ", Code("code"), ".")), Heading(2, "Part A"), Heading(3, "Part A"),
+              BulletList(("one", (Strong("two"),))), TableBlock(table)]
     blocks += [Figure(name, f"Figure {name}", svg) for name, svg in (figs or {}).items()]
     return Document(title, tuple(blocks))
 
@@ -91,8 +116,9 @@ class Blocks(unittest.TestCase):
         return page[page.index("<main>\n") + 7:page.index("</main>")]
 
     def test_headings_paragraphs_lists(self):
-        body = self.body(Document("Title", (Paragraph("One `x` & two."), Heading(2, "Part A"),
-                                            Heading(3, "Part A"), BulletList(("a", "**b**")))))
+        body = self.body(Document("Title", (Paragraph(("One ", Code("x"), " & two.")),
+                                            Heading(2, "Part A"), Heading(3, "Part A"),
+                                            BulletList(("a", (Strong("b"),))))))
         self.assertEqual(body, '<h1 id="sec-title">Title</h1>\n'
                                "<p>One <code>x</code> &amp; two.</p>\n"
                                '<h2 id="sec-part-a">Part A</h2>\n'
@@ -104,12 +130,14 @@ class Blocks(unittest.TestCase):
         root = tree(body[body.index('<div class="table-wrap">'):body.index("<p>Points.")])
         table = root.find("div/table")
         header = table.findall("thead/tr/th")
-        self.assertEqual([h.text for h in header], [None, "n-Clue Score@10", "Gold Hit@10"])
+        # header text unchanged; a line-break opportunity after '@' before the cutoff
+        self.assertEqual(["".join(h.itertext()) for h in header], ["", "n-Clue Score@10", "Gold Hit@10"])
+        self.assertEqual([len(h.findall("wbr")) for h in header], [0, 1, 1])
         self.assertEqual([h.get("scope") for h in header], ["col", "col", "col"])
         first, second = (list(r) for r in table.findall("tbody/tr"))
         self.assertEqual([c.tag for c in first], ["th", "td", "td"])
         self.assertEqual(first[0].get("scope"), "row")
-        self.assertEqual(first[0].find("code").text, "k1=0.9")
+        self.assertEqual(first[0].text, "BM25 k1=0.9 *")   # a label is text, verbatim
         self.assertEqual((first[1].text, first[1].get("class")), ("50.0", "num"))
         self.assertEqual((first[2].text, first[2].get("class")), ("-3.9", "num"))  # printed decimals
         self.assertEqual(second[0].text, "a | b")          # a pipe in a label is just text
@@ -117,11 +145,20 @@ class Blocks(unittest.TestCase):
         self.assertIn('<h3 id="sec-scores">Scores</h3>', body)
         self.assertTrue(body.rstrip().endswith("<p>Points.</p>"))
 
+    def test_breakable_headers_and_wide_tables(self):
+        self.assertEqual(breakable_html("Base nclue_score@10 & bm25_page_max.clean k1=0.9"),
+                         "Base nclue_<wbr/>score@<wbr/>10 &amp; bm25_<wbr/>page_<wbr/>max.<wbr/>clean k1=0.9")
+        columns = tuple(Column(f"c{i}", f"C{i}", 1) for i in range(WIDE_COLUMNS))
+        wide = Table("w", "W", columns, (("r", "R", {"c0": 1.0}),))
+        narrow = Table("n", "N", columns[:-1], (("r", "R", {"c0": 1.0}),))
+        self.assertIn('<div class="table-wrap wide">', self.body(Document("D", (TableBlock(wide),))))
+        self.assertIn('<div class="table-wrap">', self.body(Document("D", (TableBlock(narrow),))))
+
     def test_markdown_of_the_same_document(self):
         self.assertEqual(render_markdown(document()),
                          "# Report\n\nIntro with `code`.\n\n## Part A\n\n### Part A\n\n- one\n- **two**\n\n"
                          "### Scores\n\n| | n-Clue Score@10 | Gold Hit@10 |\n| --- | --- | --- |\n"
-                         "| BM25 `k1=0.9` | 50.0 | -3.9 |\n| a \\| b | 1.0 |  |\n\nPoints.\n")
+                         "| BM25 k1=0.9 \\* | 50.0 | -3.9 |\n| a \\| b | 1.0 |  |\n\nPoints.\n")
 
     def test_table_of_contents(self):
         body = self.body(document(figs=figures()))

@@ -3,6 +3,7 @@ hand-worked values and closed forms (never against the code's own output)."""
 
 import math
 import random
+import statistics
 import unittest
 
 from nclue import inference as inf
@@ -12,8 +13,9 @@ from nclue.inference.groups import group_difference_distribution
 from nclue.inference.logistic import fit_logistic, solve, standardize
 from nclue.inference.matching import (greedy_match, matched_pairs, pair_win, pairs_auc,
                                       ratio_matched)
-from nclue.inference.montecarlo import (bootstrap_distribution, holm_with_terms,
-                                        interval_fragile, p_fragile, p_value_se, quantile_se)
+from nclue.inference.montecarlo import (bootstrap_distribution, directional_decision,
+                                        equivalence_decision, holm_with_terms, interval_fragile,
+                                        p_fragile, p_value_se, quantile_se)
 from nclue.inference.simultaneous import block_analysis, block_intervals
 from nclue.metrics import QueryFacts
 from nclue.runs import Ranking
@@ -126,15 +128,53 @@ class MonteCarloError(unittest.TestCase):
         self.assertFalse(p_fragile(0.0005, 10000))
 
     def test_quantile_se(self):
-        # 0..99, q = .5: half-width sqrt(.25/100) = .05; type-7 quantiles at .45 and .55 are
-        # 99 * .45 = 44.55 and 99 * .55 = 54.45 -> SE = 9.9 / 2
-        self.assertAlmostEqual(quantile_se([float(v) for v in range(100)], 0.5), 4.95)
+        # 0..99: sample variance (n - 1) of 0..n-1 is n (n + 1) / 12 = 841.67, s = 29.0115;
+        # q = .5: sqrt(.25 / 100) = .05, phi(0) = 1 / sqrt(2 pi) -> SE = 29.0115 * .05 * 2.5066
+        s = math.sqrt(100 * 101 / 12)
+        self.assertAlmostEqual(quantile_se([float(v) for v in range(100)], 0.5),
+                               s * 0.05 * math.sqrt(2 * math.pi))
+        # q = .025 at B = 1,000: z = -1.95996, phi(z) = .058445, sqrt(.025 .975 / 1000) = .0049371
+        # -> .08447 s; q = .05: z = -1.64485, phi = .103136, sqrt(.0475 / 1000) = .0068920
+        # -> .06682 s (the 90% bounds of a TOST row)
+        grid = [float(v) for v in range(1000)]
+        s = math.sqrt(1000 * 1001 / 12)
+        self.assertAlmostEqual(quantile_se(grid, 0.025) / s, 0.08447, places=5)
+        self.assertAlmostEqual(quantile_se(grid, 0.05) / s, 0.06682, places=5)
+        self.assertAlmostEqual(quantile_se(grid, 0.975), quantile_se(grid, 0.025))
+        self.assertEqual(quantile_se([2.0] * 10, 0.025), 0.0)   # every replicate equal
+        # an atom: at B = 1,000 and q = .025, 3 binomial SDs are 3 sqrt(.025 .975 / 1000) =
+        # .0148, so the quantiles at .0102 and .0398 (order statistics 10.2 and 39.8 of 0..999)
+        # decide. 60 replicates at 0: both are 0 -> the bound is 0 at almost any seed, SE 0;
+        # 35 at 0: the upper one is not -> the normal-scale SE
+        atom = [0.0] * 60 + [float(v) for v in range(1, 941)]
+        self.assertEqual(quantile_se(atom, 0.025), 0.0)
+        short = [0.0] * 35 + [float(v) for v in range(1, 966)]
+        self.assertAlmostEqual(quantile_se(short, 0.025),
+                               statistics.stdev(short) * 0.0049371044 / 0.0584450698, places=6)
+        with self.assertRaises(NclueError):
+            quantile_se(grid, 0.0)
 
     def test_interval_fragile(self):
         self.assertTrue(interval_fragile(0.1, 1.0, 0.06, 0.1))    # 0.1 < 2 * 0.06
         self.assertFalse(interval_fragile(0.1, 1.0, 0.04, 0.1))
         self.assertTrue(interval_fragile(-2.0, -0.05, 0.1, 0.03))  # 0.05 < 0.06
         self.assertFalse(interval_fragile(-1.0, 1.0, 0.1, 0.1))    # far from flipping
+        self.assertFalse(interval_fragile(0.0, 1.0, 0.0, 0.1))    # SE 0: the bound cannot move
+
+    def test_deciding_bound(self):
+        # directional: the bound nearest 0 in its own SEs: lo = -.5 is 5 SE from 0, hi = .3 is
+        # 1.5 SE from 0 -> hi decides, and 1.5 < 2 makes the verdict fragile
+        got = directional_decision(-0.5, 0.3, 0.1, 0.2)
+        self.assertEqual((got.side, got.bound, got.se, got.fragile), ("hi", 0.3, 0.2, True))
+        self.assertAlmostEqual(got.distance, 1.5)
+        # equivalence, margin 2: lo90 = -1.5 is .5 from -2 (.5 / .1 = 5 SE); hi90 = 1.9 is .1
+        # from +2 (.1 / .08 = 1.25 SE) -> hi90 decides and the row is fragile
+        got = equivalence_decision(-1.5, 1.9, 0.1, 0.08, 2.0)
+        self.assertEqual((got.side, got.se, got.fragile), ("hi90", 0.08, True))
+        # an interval wholly beyond the margin: its inner bound lo90 = 2.5 is .5 from +2
+        got = equivalence_decision(2.5, 4.0, 0.2, 0.2, 2.0)
+        self.assertEqual((got.side, got.fragile), ("lo90", False))
+        self.assertAlmostEqual(got.distance, 2.5)
 
     def test_distribution_gives_the_reported_interval(self):
         rng = random.Random(5)

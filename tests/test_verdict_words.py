@@ -333,7 +333,7 @@ class ReleaseFacts(unittest.TestCase):
         self.assertFalse("not in this release" in text)
         expected = "exact expectation over uniformly random orders within tied scores"
         if "expected" in ties.get("ties", ["input", "trec_eval", "expected"]):
-            self.assertIn(f"Score ties: the tie table (`{ties['id']}`) gives its "
+            self.assertIn(f"Score ties: the tie table ({ties['id']}) gives its "
                           f"{len(ties['contrasts'])} contrasts", text)
             self.assertIn(expected, text)
 

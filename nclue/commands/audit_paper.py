@@ -12,13 +12,17 @@ from ..formats import dumps_canonical, write_json_atomic, write_text_atomic
 
 DESCRIPTION = """\
 Audit a paper's reported numbers from a hand-made transcription (claims/papers/<paper>.json):
-every relation declared there is evaluated rounding-aware and reported FAIL, WITHIN_ROUNDING,
-EXACT or NOT_INFORMATIVE, FAIL lines first, with the counts by relation kind. Kinds: sums,
+every relation declared there is evaluated rounding-aware and reported FAIL, REVIEW (it fails
+only under a reading the paper does not fix, which it names), WITHIN_ROUNDING, EXACT or
+NOT_INFORMATIVE, FAIL lines first, with the counts by relation kind. Kinds: sums,
 differences, ratios and percentages (equal, compare); one quantity printed twice (same,
 same_table: no rounding slack); breakdowns against their whole (aggregate); prose counts against
 table structure (tally); quantified sentences against every cell (quantified); implied orderings
-and bounds (order, bound, sign); design counts (design); whole-count checks (grim, count,
-count_marked), NOT_INFORMATIVE when they could not fail for their N and precision. Tolerance:
+and bounds (order, bound, sign); design counts (design); claims of superiority or generality
+against every row of their table (superiority); distinct items against per-category counts
+(distinct); cross-references against the parts the paper has (xref); whole-count checks (grim,
+count, count_marked, and joint_counts: several rates from one set of counts), NOT_INFORMATIVE
+when they could not fail for their N and precision. Tolerance:
 every printed input contributes half a unit in its last printed place (counts are exact); the
 result's half-unit is added. With --release, every table value the transcription maps to a run is
 recomputed from that release (reproduced / not reproduced / no input). A malformed transcription

@@ -1,7 +1,8 @@
 """``nclue compare RUN RUN [RUN ...] --release DIR``: paired comparisons with inference.
 
 Two runs (BASE VARIANT): ``variant - base`` in percentage points with its exact-gold-set-family
-percentile bootstrap interval and the two-sided family sign-flip randomization p-value (+1
+percentile bootstrap interval (with the Monte Carlo SE of each bound,
+:func:`nclue.inference.montecarlo.quantile_se`) and the two-sided family sign-flip randomization p-value (+1
 correction), as in the n-Clue paper's Table 5 (sec. 3.4). Defaults are the paper's: seed 11,
 1,000 bootstrap replicates, 10,000 randomization draws. Three or more runs (or ``--format
 markdown|latex``): one table of every run on every ``--measures`` measure, each cell marked
@@ -16,6 +17,8 @@ from ..claims import format_fixed
 from ..errors import InputError
 from ..inference import (DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAULT_SEED,
                          Resampler)
+from ..inference.montecarlo import bootstrap_distribution, bounds_error
+from ..inference.resampling import _paired
 from ..measures import DEFAULT_K, REGISTRY, Measure
 from ..metrics import per_query
 from ..release import gold_families, load_release
@@ -62,7 +65,8 @@ def add_parser(subparsers) -> None:
                              "markdown or latex (the N-run table), json")
     parser.add_argument("--json", action="store_true",
                         help="same as --format json: with two runs one object with delta, ci_lo, "
-                             "ci_hi, p, families (points, unrounded) and the settings used")
+                             "ci_hi, se_lo, se_hi (their Monte Carlo SE), p, families (points, "
+                             "unrounded) and the settings used")
     parser.set_defaults(func=run_compare)
 
 
@@ -86,10 +90,13 @@ def compare_runs(release, base_run, variant_run, *, k: int = DEFAULT_K, seed: in
     variant = per_query(release, variant_run, chosen.k)[measure]
     resampler = Resampler(base.keys(), gold_families(release), seed=seed)
     interval = resampler.paired_bootstrap(base, variant, replicates=replicates, level=level)
+    error = bounds_error(bootstrap_distribution(resampler, _paired(base, variant), replicates),
+                         level)
     test = resampler.flip_test(base, variant, draws=draws)
     return {
         "base": base_run.run_id, "variant": variant_run.run_id, "measure": measure,
         "delta": 100 * test.delta, "ci_lo": 100 * interval.lo, "ci_hi": 100 * interval.hi,
+        "se_lo": 100 * error.se_lo, "se_hi": 100 * error.se_hi,
         "p": test.p, "families": resampler.n_families, "queries": test.queries,
         "seed": seed, "replicates": replicates, "draws": draws, "level": level,
     }
@@ -127,7 +134,8 @@ def run_compare(args) -> int:
           f"({result['queries']} queries, {result['families']} exact-gold-set families)")
     print(f"  delta {result['measure']}: {sign}{format_fixed(result['delta'], 1)} points "
           f"[{pct}% CI {format_fixed(result['ci_lo'], 1)}, {format_fixed(result['ci_hi'], 1)}]"
-          f"  (family bootstrap, {result['replicates']} replicates)")
+          f"  (family bootstrap, {result['replicates']} replicates; Monte Carlo SE of the bounds "
+          f"{format_fixed(result['se_lo'], 2)}, {format_fixed(result['se_hi'], 2)})")
     print(f"  family sign-flip p = {format_fixed(result['p'], 4)}  "
           f"(two-sided, {result['draws']} draws, +1 correction, seed {result['seed']})")
     return 0

@@ -2,7 +2,7 @@
 
 import sys
 
-from ..exports import QREL_GRADES, qrels_text
+from ..exports import QREL_GRADES, qids_by_topic_number, qrels_text
 from ..formats import write_text_atomic
 from ..outputs import check_output
 from ..release import load_release, release_input_files
@@ -31,6 +31,9 @@ def add_parser(subparsers) -> None:
     imp.add_argument("run", help="TREC run file")
     imp.add_argument("--release", required=True, help="release folder")
     imp.add_argument("--ties", choices=ORDER_RULES, default="input", help="tie rule (default: input order)")
+    imp.add_argument("--topic-numbers", action="store_true", dest="topic_numbers",
+                     help="the run's qids are the topic numbers of 'nclue export topics --format "
+                          "trec': write the release's qids instead")
     imp.add_argument("--out", required=True,
                      help="output .jsonl or .jsonl.gz ('-' for JSONL on standard output)")
     imp.set_defaults(func=run_import)
@@ -54,5 +57,7 @@ def run_import(args) -> int:
     inputs = [args.run, *release_input_files(args.release)]
     check_output(args.out, inputs)
     release = load_release(args.release)
-    write_run(args.out, load_run(args.run, release, ties=args.ties, fmt="trec"), inputs=inputs)
+    qid_map = qids_by_topic_number(release.queries) if args.topic_numbers else None
+    write_run(args.out, load_run(args.run, release, ties=args.ties, fmt="trec", qid_map=qid_map),
+              inputs=inputs)
     return 0

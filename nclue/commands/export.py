@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 from ..exports import (COLLECTION_UNITS, TOPIC_FORMATS, collection_rows, read_release_pages,
-                       topics_trec, topics_tsv)
+                       topic_numbers_tsv, topics_trec, topics_tsv)
 from ..formats import write_jsonl_atomic, write_text_atomic
 from ..outputs import check_output, check_output_dir
 from ..release import FORMS, load_release, release_input_files
@@ -20,12 +20,16 @@ def add_parser(subparsers) -> None:
     topics = kinds.add_parser(
         "topics", help="queries as TSV (qid<TAB>text) or TREC topics, in one query form",
         description="TSV: one 'qid<TAB>text' line per query (Anserini -topicReader TsvString). "
-                    "TREC: <top> blocks; <title> is the chosen form, <desc> the natural form, "
-                    "<narr> the conditions.")
+                    "TREC: <top> blocks (Anserini -topicReader Trec); <num> is the query's topic "
+                    "number (TREC topic numbers are integers: the qid when every qid is one, "
+                    "else its 1-based position in qid order), <title> the chosen form, <desc> "
+                    "the natural form, <narr> the conditions. numbers: 'number<TAB>qid' lines. "
+                    "Score a run made from TREC topics with 'nclue score --topic-numbers'.")
     topics.add_argument("--release", required=True, help="release folder, e.g. data/v1")
     topics.add_argument("--form", choices=FORMS, default="clean",
                         help="query form (default clean, the paper's released form)")
-    topics.add_argument("--format", choices=TOPIC_FORMATS, default="tsv", help="default tsv")
+    topics.add_argument("--format", choices=TOPIC_FORMATS, default="tsv",
+                        help="tsv (default), trec, or numbers (the topic number of each qid)")
     topics.add_argument("--out", required=True,
                         help="output file (written atomically; '-' for standard output)")
     topics.set_defaults(func=run_topics)
@@ -49,8 +53,11 @@ def run_topics(args) -> int:
     inputs = release_input_files(args.release)
     check_output(args.out, inputs)
     release = load_release(args.release)
-    render = topics_tsv if args.format == "tsv" else topics_trec
-    write_text_atomic(args.out, render(release, args.form), inputs)
+    if args.format == "numbers":
+        text = topic_numbers_tsv(release)
+    else:
+        text = (topics_tsv if args.format == "tsv" else topics_trec)(release, args.form)
+    write_text_atomic(args.out, text, inputs)
     return 0
 
 

@@ -51,7 +51,8 @@ from .resampling import (DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAU
                          query_permutation_test, selection_adjusted, selection_table,
                          shared_resampler)
 from .sensitivity import (CommonSupport, CrossedWeights, LeaveOneOut, Outcomes, PromotionBound,
-                          Removal, common_support_ordering, crossed_bootstrap, crossed_weights,
+                          Removal, common_support_ordering, crossed_bootstrap, crossed_distribution,
+                          crossed_weights,
                           gold_memberships, judged_memberships, leave_one_document_out,
                           membership_components, outcome_class, promotion_bound,
                           remove_top_degree_documents, success_after, top_labels)
@@ -61,7 +62,8 @@ __all__ = [
     "BlockEndpoint", "CommonSupport", "ContrastRow", "CrossedWeights", "DEFAULT_DRAWS",
     "DEFAULT_LEVEL", "DEFAULT_REPLICATES", "DEFAULT_SEED", "FLOAT_TIE_TOLERANCE", "FlipTest",
     "Interval", "LeaveOneOut", "MAX_EXACT_UNITS", "NclueError", "Outcomes", "PromotionBound",
-    "Removal", "Resampler", "common_support_ordering", "crossed_bootstrap", "crossed_weights",
+    "Removal", "Resampler", "common_support_ordering", "crossed_bootstrap",
+    "crossed_distribution", "crossed_weights",
     "family_bootstrap", "family_flip_test", "gold_memberships", "holm", "judged_memberships",
     "leave_one_document_out", "max_t_block", "membership_components", "outcome_class",
     "paired_family_bootstrap", "percentile", "promotion_bound", "query_bootstrap",

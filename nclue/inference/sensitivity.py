@@ -206,8 +206,21 @@ def crossed_bootstrap(base: Vector, variant: Vector, memberships: Memberships, *
     ``weights``: draws from :func:`crossed_weights` for the same queries, memberships, seed and
     replicate count, reused across contrasts (the result is identical to drawing them here).
     """
-    diff = _paired(base, variant)
     level = _level(level)
+    estimate, stats = crossed_distribution(base, variant, memberships, replicates=replicates,
+                                           seed=seed, weights=weights)
+    alpha = (1 - level) / 2
+    return Interval(estimate=estimate, lo=percentile(stats, alpha),
+                    hi=percentile(stats, 1 - alpha), level=level, replicates=len(stats),
+                    units=len(_paired(base, variant)))
+
+
+def crossed_distribution(base: Vector, variant: Vector, memberships: Memberships, *,
+                         replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
+                         weights: Optional[CrossedWeights] = None) -> Tuple[float, List[float]]:
+    """The observed ``mean(variant - base)`` and the sorted replicate statistics of
+    :func:`crossed_bootstrap` (same draws, same numbers; for their Monte Carlo error)."""
+    diff = _paired(base, variant)
     if weights is None:
         weights = crossed_weights(diff.keys(), memberships, replicates=replicates, seed=seed)
     elif set(weights.qids) != set(diff) or len(weights.replicates) != replicates or weights.seed != seed:
@@ -219,10 +232,7 @@ def crossed_bootstrap(base: Vector, variant: Vector, memberships: Memberships, *
     stats = [math.fsum(map(operator.mul, ws, map(pick, indices))) / math.fsum(ws)
              for indices, ws in weights.replicates]
     stats.sort()
-    alpha = (1 - level) / 2
-    return Interval(estimate=_mean(values), lo=percentile(stats, alpha),
-                    hi=percentile(stats, 1 - alpha), level=level, replicates=len(weights.replicates),
-                    units=len(values))
+    return _mean(values), stats
 
 
 @dataclass(frozen=True)

@@ -126,9 +126,9 @@ def section_paragraphs(release: str, status: Table, mech: Table, policy: str) ->
         paragraphs.append(
             f"No external audit has been imported for {release}: no evaluator has judged its labels, "
             "no label has been repaired, and every score in this report uses the released qrels. "
-            f"The audit machinery (`nclue audit`, docs/AUDIT.md) and the repair policy ({policy}, "
-            "fixed before any judgment) are in place; no judgment file has been made up to fill "
-            "this section.")
+            "The audit machinery (nclue audit, docs/AUDIT.md) and the repair policy "
+            f"({policy}, fixed before any judgment) are in place; no judgment file has been made "
+            "up to fill this section.")
     else:
         paragraphs.append(
             f"{exports} evaluator export(s) have been imported for {release} and {repairs} repair(s) "

@@ -10,7 +10,8 @@ The package has one module per concept:
 - :mod:`.printed`: printed numbers and their rounding intervals;
 - :mod:`.transcription`: loading and validating a transcription;
 - :mod:`.evaluator`: interval expressions and the tolerance rule (EXACT / WITHIN_ROUNDING / FAIL,
-  and NOT_INFORMATIVE for whole-count checks that cannot fail);
+  NOT_INFORMATIVE for whole-count checks that cannot fail, REVIEW for a failure that rests on a
+  reading the paper does not fix);
 - :mod:`.relations`: the relation kinds, one module per family, and their registry;
 - :mod:`.verdicts`: verdict counts, the summary line and the frozen-verdict files;
 - :mod:`.report`: the JSON and Markdown reports;
@@ -19,23 +20,25 @@ The package has one module per concept:
 :func:`verify_frozen_verdicts` and :func:`summary_lines` are what ``reproduce.py`` calls.
 """
 
-from .evaluator import EXACT, FAIL, NOT_INFORMATIVE, VERDICT_ORDER, WITHIN, Evaluated, Evaluator
+from .evaluator import (EXACT, FAIL, NOT_INFORMATIVE, REVIEW, VERDICT_ORDER, WITHIN, Evaluated,
+                        Evaluator)
 from .printed import Printed, fmt, normalize_text, parse_printed
 from .relations import KINDS, Result, audit, feasible_counts
 from .report import report_json, report_markdown
 from .reproduction import (SLICES, reproduce_from_release, reproduction_counts,
                            resolve_release_folder, slice_qids)
 from .transcription import SCHEMA, Transcription, load_transcription, transcription_from_document
-from .verdicts import (VERDICTS_SCHEMA, check_verdicts, counts_by_kind, summary_line, summary_lines,
-                       verdict_counts, verdicts_document, verdicts_path, verify_frozen_verdicts)
+from .verdicts import (VERDICTS_SCHEMA, check_verdicts, counts_by_kind, review_readings, summary_line,
+                       summary_lines, verdict_counts, verdicts_document, verdicts_path,
+                       verify_frozen_verdicts)
 
 __all__ = [
-    "EXACT", "FAIL", "NOT_INFORMATIVE", "VERDICT_ORDER", "WITHIN", "Evaluated", "Evaluator",
+    "EXACT", "FAIL", "NOT_INFORMATIVE", "REVIEW", "VERDICT_ORDER", "WITHIN", "Evaluated", "Evaluator",
     "Printed", "fmt", "normalize_text", "parse_printed",
     "KINDS", "Result", "audit", "feasible_counts",
     "report_json", "report_markdown",
     "SLICES", "reproduce_from_release", "reproduction_counts", "resolve_release_folder", "slice_qids",
     "SCHEMA", "Transcription", "load_transcription", "transcription_from_document",
-    "VERDICTS_SCHEMA", "check_verdicts", "counts_by_kind", "summary_line", "summary_lines", "verdict_counts",
-    "verdicts_document", "verdicts_path", "verify_frozen_verdicts",
+    "VERDICTS_SCHEMA", "check_verdicts", "counts_by_kind", "review_readings", "summary_line",
+    "summary_lines", "verdict_counts", "verdicts_document", "verdicts_path", "verify_frozen_verdicts",
 ]

@@ -19,6 +19,10 @@ Verdicts
 - ``NOT_INFORMATIVE``: a whole-count (GRIM-style) check that holds but could not have failed for
   its N and printed precision (:mod:`nclue.paper_audit.relations.counts`); counted separately
   from EXACT, because it carries no evidence.
+- ``REVIEW``: a relation that would FAIL, but only under a ``reading`` of the paper that the
+  paper itself does not fix (what an undefined column means, which pair an unlabelled value
+  belongs to, whether a missing caption is missing from the paper or from its text). It is counted
+  apart from FAIL and carries that reading: a reviewer must settle it against the paper.
 
 These are the readings used to audit the n-Clue paper (arXiv 2607.24165) and the Multi3IR paper;
 the module knows nothing about either.
@@ -36,7 +40,8 @@ EXACT = "EXACT"
 WITHIN = "WITHIN_ROUNDING"
 FAIL = "FAIL"
 NOT_INFORMATIVE = "NOT_INFORMATIVE"
-VERDICT_ORDER = (FAIL, WITHIN, EXACT, NOT_INFORMATIVE)
+REVIEW = "REVIEW"
+VERDICT_ORDER = (FAIL, REVIEW, WITHIN, EXACT, NOT_INFORMATIVE)
 
 
 def worst(verdicts: Sequence[str]) -> str:

@@ -48,14 +48,17 @@ def report_markdown(tr: Transcription, results: Sequence[Result],
               "result; exact interval bounds for products and ratios), FAIL otherwise. A `same` "
               "relation (one quantity printed twice) allows no rounding slack. `grim` and "
               "`count` relations require whole counts k out of N; one that could not have failed "
-              "for its N and printed precision is NOT_INFORMATIVE. A FAIL's review (the reading "
-              "of the paper that explains it) follows its detail.", ""]
+              "for its N and printed precision is NOT_INFORMATIVE. A relation that fails only "
+              "under a reading the paper does not fix is REVIEW, counted apart from FAIL, and "
+              "its reading follows its detail. A FAIL's review (the reading of the paper that "
+              "explains it) follows its detail.", ""]
     lines += ["| id | category | verdict | inputs | expected | got | tolerance | detail |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in ordered(results):
         inputs = ", ".join(f"{vid}={text}" for vid, text in r.inputs)
         detail = (r.detail + (f" — {r.note}" if r.note else "")
-                  + (f" — review: {r.review}" if r.review and r.verdict == "FAIL" else ""))
+                  + (f" — fails if: {r.reading}" if r.reading and r.verdict == "REVIEW" else "")
+                  + (f" — review: {r.review}" if r.review and r.verdict in ("FAIL", "REVIEW") else ""))
         lines.append("| " + " | ".join(_md_cell(x) for x in (
             r.rid, r.category, r.verdict, inputs, r.expected, r.got, r.tolerance, detail)) + " |")
     if tr.not_transcribed:

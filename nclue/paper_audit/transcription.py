@@ -20,8 +20,8 @@ _ID = re.compile(r"^[A-Za-z0-9_+\-]+$")
 #: The fields each part of a transcription may have (anything else is refused, so a misspelt
 #: field cannot silently drop a value).
 FIELDS = {
-    "document": ("schema", "paper", "title", "seed", "tables", "prose", "relations", "release_map",
-                 "not_transcribed"),
+    "document": ("schema", "paper", "title", "seed", "tables", "prose", "parts", "relations",
+                 "release_map", "not_transcribed"),
     "table": ("id", "caption", "kind", "seed_layout", "seed_anchor", "labels_in_seed", "note",
               "columns", "rows"),
     "column": ("id", "kind", "label", "note"),
@@ -30,6 +30,7 @@ FIELDS = {
     "prose": ("id", "s", "kind", "context", "section", "printed_word", "note"),
     "release_map": ("value", "run", "measure", "slice", "scale"),
     "not_transcribed": ("id", "reason"),
+    "part": ("ref", "anchor", "note"),
 }
 
 
@@ -41,6 +42,9 @@ class Transcription:
     direction column or a yes/no mark that a relation compares with the numbers beside it.
     ``lists`` holds printed lists of table rows (``"M8.cs.sub" -> ("Bibliography", ...)``): the
     entries of a cell that a prose count ("ten sub-classes each") is about.
+    ``parts`` holds the numbered parts the paper has (``"Table S14" -> "Table S14: Evaluation
+    impact"``: a reference and the seed text that shows it exists, a caption or a heading), which
+    ``xref`` relations resolve the paper's cross-references against.
     """
 
     path: str
@@ -53,6 +57,7 @@ class Transcription:
     not_transcribed: Tuple[Mapping[str, Any], ...]
     words: Mapping[str, str]
     lists: Mapping[str, Tuple[str, ...]]
+    parts: Mapping[str, str]
 
 
 class _Reader:
@@ -157,6 +162,7 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
             col_ids.append(cid)
             col_kind[cid] = col.get("kind", table.get("kind"))
         row_ids: List[str] = []
+        groups: Dict[str, str] = {}
         for r_index, raw_row in enumerate(reader.items(table, "rows", where)):
             row = reader.obj(raw_row, f"{where} rows[{r_index}]", "row")
             rid = reader.ident(row, f"{where} rows[{r_index}]", f"table {tid} row")
@@ -167,6 +173,9 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
             if not isinstance(row.get("label"), str):
                 raise reader.fail(rwhere, "missing printed label")
             _check_kind(reader, row.get("kind"), rwhere)
+            group = reader.text(row, "group", rwhere, required=False)
+            if group is not None:
+                groups[rid] = group
             cells = reader.obj(row.get("cells", {}), f"{rwhere} cells")
             for cid, raw in cells.items():
                 if cid not in col_kind:
@@ -192,7 +201,7 @@ def _load_tables(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Prin
         caption = table.get("caption", "")
         if not isinstance(caption, str):
             raise reader.fail(f"{where} caption", f"must be a string, got {_type(caption)}")
-        tables[tid] = {"columns": col_ids, "rows": row_ids, "caption": caption}
+        tables[tid] = {"columns": col_ids, "rows": row_ids, "caption": caption, "groups": groups}
     return tables
 
 
@@ -210,6 +219,20 @@ def _load_prose(reader: _Reader, doc: Mapping[str, Any], values: Dict[str, Print
         if "s" not in item:
             raise reader.fail(f"prose {pid}", "missing field 's' (the printed number)")
         values[vid] = parse_printed(item.get("s"), vid, item.get("kind"), reader.path)
+
+
+def _load_parts(reader: _Reader, doc: Mapping[str, Any]) -> Dict[str, str]:
+    parts: Dict[str, str] = {}
+    for index, raw in enumerate(reader.items(doc, "parts")):
+        where = f"parts[{index}]"
+        item = reader.obj(raw, where, "part")
+        ref = reader.text(item, "ref", where)
+        anchor = reader.text(item, "anchor", f"part {ref}")
+        reader.text(item, "note", f"part {ref}", required=False)
+        if ref in parts:
+            raise reader.fail("", f"duplicate part {ref!r}")
+        parts[ref] = anchor
+    return parts
 
 
 def load_transcription(path: PathLike) -> Transcription:
@@ -233,6 +256,7 @@ def transcription_from_document(doc: Any, path: PathLike) -> Transcription:
     lists: Dict[str, Tuple[str, ...]] = {}
     tables = _load_tables(reader, doc, values, words, lists)
     _load_prose(reader, doc, values)
+    parts = _load_parts(reader, doc)
     relations = doc.get("relations", [])
     if not isinstance(relations, list):
         raise InputError(path, "relations must be a list")
@@ -247,4 +271,4 @@ def transcription_from_document(doc: Any, path: PathLike) -> Transcription:
     for index, entry in enumerate(not_transcribed):
         reader.obj(entry, f"not_transcribed[{index}]", "not_transcribed")
     return Transcription(str(path), doc["paper"], doc["seed"], values, tables, tuple(relations),
-                         tuple(release_map), tuple(not_transcribed), words, lists)
+                         tuple(release_map), tuple(not_transcribed), words, lists, parts)

@@ -3,7 +3,8 @@
 * ``landscape`` (Figure 2(a)): Gold Hit@k against n-Clue Score@k, one point per run; ``"fair"``
   selects every run that is neither a control nor privileged (the paper's "fair method rows").
 * ``delta_plane`` (Figure 2(b), sec. 3.4): each paired effect at (delta Gold Hit@k, delta n-Clue
-  Score@k) with its 95% family-clustered bootstrap interval on both axes.
+  Score@k) with its 95% family-clustered bootstrap interval on both axes; the figure's
+  description prints each interval with its Monte Carlo SE (the larger of its two bounds').
 
 Drawing is :mod:`nclue.figures`; these builders only pick the runs and compute the points. The
 Multi³IR Figure 4 analogue, ``perspective_hits``, is a module of its own
@@ -15,6 +16,8 @@ from typing import Optional, Tuple
 
 from .. import inference
 from ..context import ReleaseContext
+from ..inference.montecarlo import bootstrap_distribution, bounds_error
+from ..inference.resampling import _paired
 from ..figures import LandscapePoint, PairedEffect, delta_plane_svg, landscape_svg
 from ..tables.spec import SpecKind, setting
 from . import perspective_hits
@@ -72,11 +75,14 @@ def delta_plane_figure(spec: DeltaPlaneSpec, ctx: ReleaseContext) -> str:
         for measure in (hit, score):
             base = ctx.vectors(item.base)[measure.name]
             variant = ctx.vectors(item.variant)[measure.name]
-            iv = ctx.resampler(base, spec.seed).paired_bootstrap(
-                base, variant, replicates=spec.replicates)
-            intervals.append((100.0 * iv.estimate, (100.0 * iv.lo, 100.0 * iv.hi)))
-        (dx, x_iv), (dy, y_iv) = intervals
-        effects.append(PairedEffect(item.label, item.block, dx, dy, x_iv, y_iv))
+            resampler = ctx.resampler(base, spec.seed)
+            iv = resampler.paired_bootstrap(base, variant, replicates=spec.replicates)
+            error = bounds_error(bootstrap_distribution(resampler, _paired(base, variant),
+                                                        spec.replicates), inference.DEFAULT_LEVEL)
+            intervals.append((100.0 * iv.estimate, (100.0 * iv.lo, 100.0 * iv.hi),
+                              100.0 * max(error.se_lo, error.se_hi)))
+        (dx, x_iv, x_se), (dy, y_iv, y_se) = intervals
+        effects.append(PairedEffect(item.label, item.block, dx, dy, x_iv, y_iv, x_se, y_se))
     h, s = ctx.registry.header(hit), ctx.registry.header(score)
     return delta_plane_svg(effects, title=spec.title or f"Paired effects: delta {h} vs delta {s}",
                            figure_id=spec.id)

@@ -4,13 +4,13 @@ The page has inline CSS and the SVG figures inlined: no scripts, no external ass
 deterministic (the same document gives byte-identical output; no dates, no random ids). Every
 heading gets ``id="sec-<slug>"`` (duplicates numbered ``-2``, ``-3``). Tables print each cell at
 its printed decimals; body cells that are plain numbers get ``class="num"`` (right-aligned,
-tabular figures) and the first cell of each row is a row header. Block text uses the document's
-inline subset (:mod:`nclue.report.document`), rendered by :func:`inline_html`; raw HTML is
-escaped, never passed through. Figures are checked by :func:`check_svg` before they are inlined.
+tabular figures) and the first cell of each row is a row header. Text is escaped from the document
+model (:func:`inline_html`): every string verbatim, never re-read as Markdown or passed through as
+HTML; only the model's spans (code, strong, links) become elements. Figures are checked by
+:func:`check_svg` before they are inlined.
 """
 
 import re
-import string
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from html import escape
@@ -18,16 +18,18 @@ from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..claims import format_fixed
 from ..errors import NclueError
-from .document import BulletList, Document, Figure, Heading, Paragraph, TableBlock
+from .document import (BulletList, Code, Document, Figure, Heading, Inline, Paragraph, Strong,
+                       TableBlock, spans)
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
+#: tables of this many columns or more are set smaller (class ``wide``), so that a 20-column
+#: table (v1's Table 5 analogue) fits a 1,400 px window without sideways scrolling
+WIDE_COLUMNS = 14
 
-_LINK = re.compile(r"\[((?:[^\[\]\\]|\\.)*)\]\(([^()\s]*)\)")
 _NUMBER = re.compile(r"^[-+\u2212]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?%?$")
 _FIGURE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _CSS_URL = re.compile(r"url\(\s*['\"]?\s*(?!#)", re.IGNORECASE)
-_PUNCT = frozenset(string.punctuation)
 
 
 
@@ -47,90 +49,43 @@ class InlineSvg:
 
 
 # ---------------------------------------------------------------------------------------------
-# Inline Markdown
+# Inline text
 
 
-def _safe_target(target: str, line: int) -> str:
+def _safe_target(target: str) -> str:
     match = _SCHEME.match(target)
     if match and match.group(1).lower() not in ("http", "https", "mailto"):
-        raise NclueError(f"Markdown line {line}: link target {target!r} uses the scheme "
-                         f"{match.group(1)!r}; only http, https, mailto, #fragment and relative "
-                         f"paths are allowed (no scripts)")
+        raise NclueError(f"link target {target!r} uses the scheme {match.group(1)!r}; only http, "
+                         f"https, mailto, #fragment and relative paths are allowed (no scripts)")
     return target
 
 
-def _code_span_end(text: str, start: int, run: int) -> int:
-    """Index of the closing backtick run of exactly ``run`` ticks after ``start``, or -1."""
-    pos = start
-    n = len(text)
-    while pos < n:
-        if text[pos] == "`":
-            end = pos
-            while end < n and text[end] == "`":
-                end += 1
-            if end - pos == run:
-                return pos
-            pos = end
-        else:
-            pos += 1
-    return -1
-
-
-def inline_html(text: str, line: int = 0) -> str:
-    """Render inline Markdown (code, bold, emphasis, links, backslash escapes); escape the rest."""
+def inline_html(text: Inline) -> str:
+    """Inline text as HTML: every string escaped verbatim (no Markdown is parsed), spans as
+    ``<code>``, ``<strong>`` and ``<a href>`` (see :mod:`nclue.report.document`)."""
     out: List[str] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n and text[i + 1] in _PUNCT:
-            out.append(esc(text[i + 1]))
-            i += 2
-            continue
-        if c == "`":
-            j = i
-            while j < n and text[j] == "`":
-                j += 1
-            close = _code_span_end(text, j, j - i)
-            if close < 0:
-                out.append(esc(text[i:j]))
-                i = j
-                continue
-            content = text[j:close].replace("\n", " ")
-            if len(content) >= 2 and content[0] == " " and content[-1] == " " and content.strip():
-                content = content[1:-1]
-            out.append(f"<code>{esc(content)}</code>")
-            i = close + (j - i)
-            continue
-        if c == "!" and i + 1 < n and text[i + 1] == "[" and _LINK.match(text, i + 1):
-            raise NclueError(f"Markdown line {line}: an image inside running text; a figure must "
-                             f"stand alone in its own paragraph")
-        if c == "[":
-            match = _LINK.match(text, i)
-            if match:
-                target = _safe_target(match.group(2), line)
-                out.append(f'<a href="{esc(target)}">{inline_html(match.group(1), line)}</a>')
-                i = match.end()
-                continue
-        if text.startswith("**", i):
-            close = text.find("**", i + 2)
-            if close > i + 2 and not text[i + 2].isspace() and not text[close - 1].isspace():
-                out.append(f"<strong>{inline_html(text[i + 2:close], line)}</strong>")
-                i = close + 2
-                continue
-        if c == "*" and i + 1 < n and text[i + 1] not in " \t\n*":
-            close = i + 1
-            while True:
-                close = text.find("*", close + 1)
-                if close < 0 or not text[close - 1].isspace():
-                    break
-            if close > i + 1 and not text.startswith("**", close):
-                out.append(f"<em>{inline_html(text[i + 1:close], line)}</em>")
-                i = close + 1
-                continue
-        out.append(esc(c))
-        i += 1
+    for span in spans(text):
+        if isinstance(span, str):
+            out.append(esc(span))
+        elif isinstance(span, Code):
+            out.append(f"<code>{esc(span.text)}</code>")
+        elif isinstance(span, Strong):
+            out.append(f"<strong>{esc(span.text)}</strong>")
+        else:
+            out.append(f'<a href="{esc(_safe_target(span.target))}">{esc(span.text)}</a>')
     return "".join(out)
+
+
+_BREAK_AFTER = re.compile(r"([_/+]|\.(?=[A-Za-z])|@(?=[A-Za-z0-9]))(?=\S)")
+
+
+def breakable_html(text: str) -> str:
+    """Plain text as HTML with a line-break opportunity (``<wbr/>``) after ``_ / +`` and after
+    ``.``/``@`` before a letter or digit, so that identifiers such as ``nclue_score@10`` or
+    ``bm25_page_max.clean`` in table headers and row labels can wrap instead of widening the
+    table; the characters themselves are unchanged (copying the text gives the same string)."""
+    return "".join(esc(piece) if i % 2 == 0 else esc(piece) + "<wbr/>"
+                   for i, piece in enumerate(_BREAK_AFTER.split(text)) if piece is not None)
 
 
 def _slug(text: str, ids: Set[str]) -> str:
@@ -235,12 +190,16 @@ thead th{background:#e9edf1;vertical-align:bottom;font-weight:600;min-width:3.5e
 tbody th{font-weight:normal;width:14em;overflow-wrap:break-word}
 tbody tr:nth-child(even){background:#f8f9fb}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.table-wrap.wide table{font-size:.75rem}
+.table-wrap.wide th,.table-wrap.wide td{padding:.25em .3em}
+.table-wrap.wide thead th{min-width:2.6em}
+.table-wrap.wide tbody th{width:13em}
 sup{font-size:.75em}
 figure{margin:1.5em 0}
 figure svg{display:block;max-width:100%;height:auto;border:1px solid #d8dde3}
 figcaption{font-size:.92rem;color:#40464d;margin-top:.4em}
 @page{size:A4 landscape;margin:12mm}
-@media print{body{background:#ffffff;font-size:10pt}main{max-width:none;padding:0}nav.toc{display:none}.table-wrap{overflow:visible}table{font-size:7.5pt;width:100%;table-layout:auto;page-break-inside:auto}tr{page-break-inside:avoid}th,td{padding:.15em .25em}thead{display:table-header-group}tbody th{width:16em;overflow-wrap:normal}thead th{min-width:0}figure{page-break-inside:avoid}h2,h3{page-break-after:avoid}a{color:inherit;text-decoration:none}}
+@media print{body{background:#ffffff;font-size:10pt}main{max-width:none;padding:0}nav.toc{display:none}.table-wrap{overflow:visible}table{font-size:7.5pt;width:100%;table-layout:auto;page-break-inside:auto}tr{page-break-inside:avoid}th,td{padding:.15em .25em}thead{display:table-header-group}.table-wrap.wide table{font-size:6.5pt}.table-wrap.wide th,.table-wrap.wide td{padding:.12em .18em}.table-wrap.wide thead th{min-width:0}tbody th{width:16em;overflow-wrap:normal}thead th{min-width:0}figure{page-break-inside:avoid}h2,h3{page-break-after:avoid}a{color:inherit;text-decoration:none}}
 """
 
 
@@ -253,16 +212,17 @@ def _table_html(block: TableBlock, slug: str, out: List[str]) -> None:
     table = block.table
     decimals = table.decimals()
     out.append(f'<h3 id="{slug}">{inline_html(table.title)}</h3>')
-    out.append('<div class="table-wrap">')
+    wide = " wide" if len(table.columns) >= WIDE_COLUMNS else ""
+    out.append(f'<div class="table-wrap{wide}">')
     out.append("<table>")
     out.append("<thead>")
     out.append('<tr><th scope="col"></th>' + "".join(
-        f'<th scope="col">{inline_html(c.header)}</th>' for c in table.columns) + "</tr>")
+        f'<th scope="col">{breakable_html(c.header)}</th>' for c in table.columns) + "</tr>")
     out.append("</thead>")
     if table.rows:
         out.append("<tbody>")
         for row_key, label, values in table.rows:
-            tags = [f'<th scope="row">{inline_html(label)}</th>']
+            tags = [f'<th scope="row">{breakable_html(label)}</th>']
             for column in table.columns:
                 value = values.get(column.key)
                 text = "" if value is None else format_fixed(value, decimals[(table.table_id, row_key, column.key)])

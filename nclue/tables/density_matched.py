@@ -98,7 +98,7 @@ def build(spec: DensityMatchedSpec, ctx: ReleaseContext) -> Table:
                           "m3": 100 * _mean(list(variant.values())),
                           "delta": 100 * _mean([variant[t] - base[t] for t in m3]),
                           "lo": 100 * bounds.lo, "hi": 100 * bounds.hi,
-                          "se": 100 * max(bounds.se_lo, bounds.se_hi),
+                          "se": 100 * bounds.se,
                           "fragile": 1.0 if bounds.fragile else 0.0})
         rows.append((run_id, ctx.label(run_id), cells))
     columns = (Column("queries", "Queries", 0), Column("pool", "Mean |D+|", 1),
@@ -107,14 +107,15 @@ def build(spec: DensityMatchedSpec, ctx: ReleaseContext) -> Table:
                Column("all2", f"n=2 {spec.measure}", 1), Column("all3", f"n=3 {spec.measure}", 1),
                Column("m2", "n=2 matched", 1), Column("m3", "n=3 matched", 1),
                Column("delta", "Delta (3 - 2, matched)", 1), Column("lo", "95% CI low", 1),
-               Column("hi", "95% CI high", 1), Column("se", "MC SE of the bounds (larger)", 2),
+               Column("hi", "95% CI high", 1), Column("se", "MC SE of the bound nearest 0", 2),
                Column("fragile", "Fragile", 0))
     note = (f"Matching: each 3-condition query takes the unused 2-condition query with the closest "
             f"judged pool |D+| (greedy, ascending |D+|), if within a ratio of {spec.ratio:g}; "
             f"{len(m3)} of {len(three)} 3-condition queries are matched. Near-miss = a judged "
             "subset supporting all but one condition (grade n - 1). Delta: paired by matched pair; "
             f"interval: bootstrap over matched pairs ({spec.replicates} replicates, seed "
-            f"{spec.seed}). Percentage points.")
+            f"{spec.seed}); MC SE: Monte Carlo SE of the bound nearest 0 (in its own SEs); Fragile = 1 "
+            "when it lies within two MC SE of 0. Percentage points.")
     return Table(spec.id, spec_title(spec, "Density-matched 2- vs 3-condition queries"), columns,
                  tuple(rows), note)
 

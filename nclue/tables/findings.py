@@ -40,8 +40,10 @@ verdict code by the rule above, and the row's verdict is the weaker of the two (
 both intervals exclude zero; it is "contradicted" when either side is significantly opposite.
 The row gives both sides' deltas, intervals and verdicts.
 
-Every row also gives the Monte Carlo SE of its interval bound nearest zero and a fragility
-flag (1 when the verdict could flip within two Monte Carlo SE; :mod:`nclue.inference.montecarlo`).
+Every row also gives the Monte Carlo SE of the bound that decides its verdict and a fragility flag
+(1 when that bound lies within two Monte Carlo SE of the point where the verdict would change):
+the 95% bound nearest 0, or on a no-effect row the 90% bound nearest -margin or +margin
+(:func:`row_decision`, :mod:`nclue.inference.montecarlo`).
 
 The words of a verdict are fixed (:data:`VERDICT_TEXT`, :data:`NULL_VERDICT_TEXT`: "no effect"
 is never printed, only "equivalent" when equivalence is shown), and the report's summary line
@@ -63,7 +65,8 @@ from ..claims import format_fixed
 from ..inference.equivalence import EQUIVALENT, NOT_EQUIVALENT, equivalence_verdict
 from ..coverage import load_dispersions, quartiles
 from ..inference.groups import group_difference_distribution
-from ..inference.montecarlo import bootstrap_distribution, interval_fragile, quantile_se
+from ..inference.montecarlo import (Deciding, bootstrap_distribution, directional_decision,
+                                    equivalence_decision, quantile_se)
 from ..inference.resampling import _paired, percentile
 from ..context import ReleaseContext
 from ..errors import InputError, NclueError
@@ -185,9 +188,8 @@ def _other_side(ctx: ReleaseContext, item: "Finding", spec: "FindingsSpec", wher
     diff = _paired(base, variant)
     stats = bootstrap_distribution(other.resampler(base, spec.seed), diff, spec.replicates)
     delta = 100.0 * math.fsum(diff.values()) / len(diff)
-    lo, hi = percentile(stats, ALPHA), percentile(stats, 1 - ALPHA)
-    fragile = interval_fragile(lo, hi, quantile_se(stats, ALPHA), quantile_se(stats, 1 - ALPHA))
-    lo, hi = 100.0 * lo, 100.0 * hi
+    lo, hi = 100.0 * percentile(stats, ALPHA), 100.0 * percentile(stats, 1 - ALPHA)
+    fragile = row_decision(stats).fragile  # the same deciding-bound rule as this side's
     return {"other_delta": delta, "other_lo": lo, "other_hi": hi, "_fragile": fragile,
             "other_verdict": float(verdict(item.other_direction, delta, lo, hi))}
 
@@ -197,7 +199,7 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
     columns = (Column("base", "Base", 1), Column("variant", "Variant", 1), Column("delta", "Delta", 1),
                Column("ci_lo", "95% CI low", 1), Column("ci_hi", "95% CI high", 1),
                Column("margin", "Equivalence margin", 1), Column("lo90", "90% CI low", 1),
-               Column("hi90", "90% CI high", 1), Column("se", "MC SE of the bound nearest 0", 2),
+               Column("hi90", "90% CI high", 1), Column("se", "MC SE of the deciding bound", 2),
                Column("fragile", "Fragile", 0))
     if any(item.other is not None for item in spec.findings):
         columns += PATTERN_COLUMNS
@@ -252,21 +254,14 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
                      f"{item.base} in the most dispersed minus the most clustered quartile, "
                      f"paper: {item.direction}]")
         lo, hi = percentile(stats, ALPHA), percentile(stats, 1 - ALPHA)
-        se_lo, se_hi = quantile_se(stats, ALPHA), quantile_se(stats, 1 - ALPHA)
-        cells.update({"ci_lo": 100.0 * lo, "ci_hi": 100.0 * hi,
-                      "se": 100.0 * (se_lo if abs(lo) <= abs(hi) else se_hi)})
+        cells.update({"ci_lo": 100.0 * lo, "ci_hi": 100.0 * hi})
         lo90 = hi90 = None
         if item.direction == "0":
             alpha = (1 - EQUIVALENCE_LEVEL) / 2
             lo90, hi90 = 100.0 * percentile(stats, alpha), 100.0 * percentile(stats, 1 - alpha)
-            se90 = [quantile_se(stats, alpha), quantile_se(stats, 1 - alpha)]
             cells.update({"margin": item.margin, "lo90": lo90, "hi90": hi90})
-            m = item.margin / 100.0
-            fragile = any(abs(abs(b) - m) < 2 * se for b, se in
-                          zip((lo90 / 100.0, hi90 / 100.0), se90))
-        else:
-            fragile = interval_fragile(lo, hi, se_lo, se_hi)
-        cells["fragile"] = 1.0 if fragile else 0.0
+        decision = row_decision(stats, item.margin / 100.0 if item.direction == "0" else None)
+        cells.update({"se": 100.0 * decision.se, "fragile": 1.0 if decision.fragile else 0.0})
         cells["verdict"] = float(verdict(item.direction, cells["delta"], cells["ci_lo"],
                                          cells["ci_hi"], item.margin, lo90, hi90))
         if item.other is not None:
@@ -283,8 +278,10 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
         rows.append((item.id, label, cells))
     note = ("Percentage points; variant minus base; 95% family-clustered percentile bootstrap "
             f"({spec.replicates} replicates, seed {spec.seed}); no-effect findings: two one-sided "
-            "tests, equivalence when the 90% interval lies inside (-margin, +margin). Fragile = 1 "
-            "when the verdict could flip within two Monte Carlo SE of a bound. Verdict: "
+            "tests, equivalence when the 90% interval lies inside (-margin, +margin). MC SE: Monte "
+            "Carlo SE of the deciding bound (the 95% bound nearest 0; on rows with a margin the 90% "
+            "bound nearest -margin or +margin); Fragile = 1 when that bound lies within two MC SE "
+            "of where the verdict would change. Verdict: "
             + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items())
             + "; rows with a margin (no-effect findings): "
             + "; ".join(f"{code} = {text}" for code, text in NULL_VERDICT_TEXT.items()) + "."
@@ -292,6 +289,20 @@ def build(spec: FindingsSpec, ctx: ReleaseContext) -> Table:
                "verdict is the weaker side's." if any(i.other for i in spec.findings) else ""))
     return Table(spec.id, spec_title(spec, "Do the paper's directional findings replicate?"),
                  columns, tuple(rows), note)
+
+
+def row_decision(stats: List[float], margin: Optional[float] = None) -> Deciding:
+    """The bound that decides a findings row from its sorted replicates ``stats``: without a
+    margin the 95% bound nearest 0; with a margin (in the units of ``stats``; a no-effect row
+    judged by two one-sided tests) the 90% bound nearest -margin or +margin; nearest in its own Monte Carlo
+    SEs (:func:`nclue.inference.montecarlo.deciding_bound`). Its ``se`` is the row's printed
+    MC SE and its ``fragile`` the row's flag, so both refer to the same bound at the same level."""
+    if margin is None:
+        lo, hi = percentile(stats, ALPHA), percentile(stats, 1 - ALPHA)
+        return directional_decision(lo, hi, quantile_se(stats, ALPHA), quantile_se(stats, 1 - ALPHA))
+    alpha = (1 - EQUIVALENCE_LEVEL) / 2
+    return equivalence_decision(percentile(stats, alpha), percentile(stats, 1 - alpha),
+                                quantile_se(stats, alpha), quantile_se(stats, 1 - alpha), margin)
 
 
 def quartile_gap(diff: Mapping[str, float], dispersions: Mapping[str, float],
@@ -315,11 +326,13 @@ def quartile_gap(diff: Mapping[str, float], dispersions: Mapping[str, float],
 def findings_bullets(table: Table, explanations: Optional[Mapping[str, str]] = None,
                      patterns: Optional[Mapping[str, Tuple[str, str]]] = None
                      ) -> List[Tuple[str, str]]:
-    """(verdict words, sentence) for the report, one per finding, from a findings table (or an
-    ``observations`` table, whose regression rows carry ``beta`` cells in log-odds per SD).
+    """Plain-language sentences for the report, one per finding, from a findings table (or an
+    ``observations`` table, whose regression rows carry ``beta`` cells in log-odds per SD), as
+    ``(verdict words, the rest of the sentence)``: the report shows the verdict in bold, both
+    verbatim, and its summary line counts these words (:func:`summary_line`).
     ``explanations``: the rendered explanation of a row, appended after its sentence;
     ``patterns``: (other release, this release) of each pattern row, whose sentence gives both
-    sides. The summary line counts these words (:func:`summary_line`)."""
+    sides."""
     out = []
     explanations = explanations or {}
     patterns = patterns or {}
@@ -331,22 +344,22 @@ def findings_bullets(table: Table, explanations: Optional[Mapping[str, str]] = N
         lo, hi = cells.get(prefix + "lo" if prefix else "ci_lo"), cells.get(prefix + "hi" if prefix else "ci_hi")
         margin = cells.get(prefix + "margin")
         if value is None:
-            line = f"**{words}**: {label}"
+            line = f": {label}"
         elif margin is not None:
-            line = (f"**{words}**: {label}: {'beta' if prefix else 'delta'} "
+            line = (f": {label}: {'beta' if prefix else 'delta'} "
                     f"{_signed(value, places)} {unit}, 90% interval "
                     f"[{_signed(cells[prefix + 'lo90'], places)}, "
                     f"{_signed(cells[prefix + 'hi90'], places)}] against a margin of "
                     f"+/-{format_fixed(margin, places)}")
         elif cells.get("other_verdict") is not None:
             other, here = patterns.get(row_key, ("the other release", "this release"))
-            line = (f"**{words}**: {label}: {other} delta {_signed(cells['other_delta'])} points "
+            line = (f": {label}: {other} delta {_signed(cells['other_delta'])} points "
                     f"[{_signed(cells['other_lo'])}, {_signed(cells['other_hi'])}] "
                     f"({VERDICT_TEXT[int(cells['other_verdict'])]}); {here} delta "
                     f"{_signed(value)} points [{_signed(lo)}, {_signed(hi)}] "
                     f"({VERDICT_TEXT[int(cells['here_verdict'])]})")
         else:
-            line = (f"**{words}**: {label}: {'beta' if prefix else 'delta'} "
+            line = (f": {label}: {'beta' if prefix else 'delta'} "
                     f"{_signed(value, places)} {unit} [{_signed(lo, places)}, {_signed(hi, places)}]")
         if cells.get("fragile"):
             line += " (fragile: within two Monte Carlo SE of flipping)"
@@ -357,9 +370,10 @@ def findings_bullets(table: Table, explanations: Optional[Mapping[str, str]] = N
 
 
 def findings_sentences(table: Table, explanations: Optional[Mapping[str, str]] = None,
-                       patterns: Optional[Mapping[str, Tuple[str, str]]] = None) -> List[str]:
-    """The sentences of :func:`findings_bullets`."""
-    return [line for _, line in findings_bullets(table, explanations, patterns)]
+                       patterns: Optional[Mapping[str, Tuple[str, str]]] = None
+                       ) -> List[Tuple[str, str]]:
+    """The (verdict words, rest) pairs of :func:`findings_bullets`."""
+    return findings_bullets(table, explanations, patterns)
 
 
 def summary_line(bullets: List[Tuple[str, str]]) -> str:

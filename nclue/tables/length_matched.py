@@ -75,20 +75,21 @@ def build(spec: LengthMatchedSpec, ctx: ReleaseContext) -> Table:
                  "auc_matched": 100 * math.fsum(matched.values()) / len(matched),
                  "delta": 100 * math.fsum(matched[q] - same[q] for q in matched_q) / len(matched_q),
                  "lo": 100 * bounds.lo, "hi": 100 * bounds.hi,
-                 "se": 100 * max(bounds.se_lo, bounds.se_hi),
+                 "se": 100 * bounds.se,
                  "fragile": 1.0 if bounds.fragile else 0.0, "queries": float(len(matched_q))}
         rows.append((run_id, ctx.label(run_id), cells))
     columns = (Column("auc_all", "AUC (all pairs, all queries)", 1),
                Column("auc_same", "AUC (all pairs, matched queries)", 1),
                Column("auc_matched", "AUC (length-matched pairs)", 1),
                Column("delta", "Delta (matched - all)", 1), Column("lo", "95% CI low", 1),
-               Column("hi", "95% CI high", 1), Column("se", "MC SE of the bounds (larger)", 2),
+               Column("hi", "95% CI high", 1), Column("se", "MC SE of the bound nearest 0", 2),
                Column("fragile", "Fragile", 0), Column("queries", "Queries with a matched pair", 0))
     note = (f"AUC x 100. Matching rule: a (gold, subset) pair is length-matched when the longer "
             f"document has at most {spec.ratio:g} x the pages of the shorter; "
             f"{kept} of {all_pairs} pairs ({100 * kept / all_pairs:.1f}%) are matched. Delta is "
             "per query (matched-pair AUC minus all-pair AUC, same queries); interval: family "
-            f"bootstrap ({spec.replicates} replicates, seed {spec.seed}).")
+            f"bootstrap ({spec.replicates} replicates, seed {spec.seed}). MC SE: Monte Carlo SE of "
+            "the bound nearest 0 (in its own SEs); Fragile = 1 when it lies within two MC SE of 0.")
     return Table(spec.id, spec_title(spec, "Length-matched AUC"), columns, tuple(rows), note)
 
 

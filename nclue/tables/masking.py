@@ -76,11 +76,10 @@ def build(spec: MaskingSpec, ctx: ReleaseContext) -> Table:
             resampler = ctx.resampler(b, spec.seed)
             bounds = paired_bounds_error(resampler, b, v, spec.replicates, inference.DEFAULT_LEVEL)
             delta = 100 * math.fsum(v[q] - b[q] for q in qs) / len(qs)
-            near = bounds.se_lo if abs(bounds.lo) <= abs(bounds.hi) else bounds.se_hi
             cells.update({
                 f"c{j}:delta": delta, f"c{j}:lo": 100 * bounds.lo, f"c{j}:hi": 100 * bounds.hi,
                 f"c{j}:star": 1.0 if bounds.lo > 0 or bounds.hi < 0 else 0.0,
-                f"c{j}:se": 100 * near, f"c{j}:fragile": 1.0 if bounds.fragile else 0.0,
+                f"c{j}:se": 100 * bounds.se, f"c{j}:fragile": 1.0 if bounds.fragile else 0.0,
                 f"c{j}:hit": 100 * math.fsum(masked2[q] - base2[q] for q in qs) / len(qs),
                 f"c{j}:queries": float(len(qs))})
         rows.append((system.id, system.label or ctx.label(system.base), cells))
@@ -98,7 +97,7 @@ def build(spec: MaskingSpec, ctx: ReleaseContext) -> Table:
             "3-condition queries only (Table S5a). Intervals: paired percentile bootstrap over "
             f"exact-gold-set families ({spec.replicates} replicates, seed {spec.seed}); * = 1 when "
             "the interval excludes zero; fragile = 1 when that verdict could flip within two "
-            "Monte Carlo SE. Masking runs are named <system>_drop_c<j>.<form>.")
+            "Monte Carlo SE of the bound nearest 0 (nearest in its own SEs; its SE is printed). Masking runs are named <system>_drop_c<j>.<form>.")
     return Table(spec.id, spec_title(spec, "Condition masking (Table S5a analogue)"),
                  tuple(columns), tuple(rows), note)
 

@@ -33,14 +33,15 @@ from ..difficulty import COVARIATES
 from ..errors import InputError, NclueError
 from ..inference.groups import group_difference_distribution
 from ..inference.matching import pairs_auc
-from ..inference.montecarlo import bootstrap_distribution, interval_fragile, quantile_se
+from ..inference.montecarlo import bootstrap_distribution
 from ..inference.resampling import _paired, percentile
 from ..measures import Measure
 from ..slices import query_slices
 from .contrasts import _vector
 from .density_matched import matching
 from .difficulty_regression import design, regress
-from .findings import EQUIVALENCE_LEVEL, NULL_VERDICT_TEXT, VERDICT_TEXT, check_explanation, verdict
+from .findings import (EQUIVALENCE_LEVEL, NULL_VERDICT_TEXT, VERDICT_TEXT, check_explanation,
+                       row_decision, verdict)
 from .statements import Statement
 from .length_matched import query_pairs
 from ..table import Column, Table
@@ -88,15 +89,12 @@ class ObservationsSpec:
     findings: Tuple[Observation, ...] = setting(Observation, "rows")
 
 
-def _from_stats(estimate: float, stats: List[float], scale: float) -> Dict[str, float]:
+def _from_stats(estimate: float, stats: List[float], scale: float) -> Dict[str, object]:
     lo, hi = percentile(stats, ALPHA), percentile(stats, 1 - ALPHA)
     alpha = (1 - EQUIVALENCE_LEVEL) / 2
-    se_lo, se_hi = quantile_se(stats, ALPHA), quantile_se(stats, 1 - ALPHA)
     return {"delta": scale * estimate, "ci_lo": scale * lo, "ci_hi": scale * hi,
             "lo90": scale * percentile(stats, alpha), "hi90": scale * percentile(stats, 1 - alpha),
-            "se": scale * (se_lo if abs(lo) <= abs(hi) else se_hi),
-            "fragile": 1.0 if interval_fragile(lo, hi, se_lo, se_hi) else 0.0,
-            "_se90": (scale * quantile_se(stats, alpha), scale * quantile_se(stats, 1 - alpha))}
+            "_stats": (stats, scale)}
 
 
 def _resampler(cache: Dict, qids, families, seed: int) -> inference.Resampler:
@@ -211,11 +209,11 @@ def build(spec: ObservationsSpec, ctx: ReleaseContext) -> Table:
             cells = _test(item, spec, ctx, fits)
         except NclueError as exc:
             raise InputError(ctx.layout.report_spec, f"{where}: {exc}") from None
-        se90 = cells.pop("_se90")
-        if item.direction == "0":  # fragile: a 90% bound within two SE of a margin
+        stats, scale = cells.pop("_stats")
+        if item.direction == "0":  # the 90% bound nearest -margin or +margin decides
             cells["margin"] = item.margin
-            cells["fragile"] = 1.0 if any(abs(abs(b) - item.margin) < 2 * se for b, se in
-                                          zip((cells["lo90"], cells["hi90"]), se90)) else 0.0
+        decision = row_decision(stats, None if item.direction != "0" else item.margin / scale)
+        cells.update({"se": scale * decision.se, "fragile": 1.0 if decision.fragile else 0.0})
         cells["verdict"] = float(verdict(item.direction, cells["delta"], cells["ci_lo"],
                                          cells["ci_hi"], item.margin, cells.get("lo90"),
                                          cells.get("hi90")))
@@ -236,17 +234,20 @@ def build(spec: ObservationsSpec, ctx: ReleaseContext) -> Table:
                Column("delta", "Delta", 1), Column("ci_lo", "95% CI low", 1),
                Column("ci_hi", "95% CI high", 1), Column("margin", "Equivalence margin", 1),
                Column("lo90", "90% CI low", 1), Column("hi90", "90% CI high", 1),
-               Column("se", "MC SE of the bound nearest 0", 2),
+               Column("se", "MC SE of the deciding bound", 2),
                Column("beta", "beta (log-odds per SD)", 2), Column("beta_lo", "beta 95% low", 2),
                Column("beta_hi", "beta 95% high", 2), Column("beta_margin", "beta margin", 2),
                Column("beta_lo90", "beta 90% low", 2), Column("beta_hi90", "beta 90% high", 2),
-               Column("beta_se", "beta MC SE", 3),
+               Column("beta_se", "beta MC SE of the deciding bound", 3),
                Column("fragile", "Fragile", 0), Column("verdict", "Verdict (1 / 0 / -1 / -2 / -3)", 0))
     note = ("Points (density, coverage_by_n: B = 3-condition, A = 2-condition queries; slice: B and "
             "A as named in the row, default the same; "
             "length: matched-pair minus all-pair AUC x 100) or log-odds per SD (regression). "
             f"Family bootstrap ({spec.replicates} replicates; regression {spec.regression_replicates} "
-            f"refits; seed {spec.seed}); density: bootstrap over matched pairs. Verdict: "
+            f"refits; seed {spec.seed}); density: bootstrap over matched pairs. MC SE: Monte Carlo "
+            "SE of the deciding bound (the 95% bound nearest 0; on rows with a margin the 90% bound "
+            "nearest -margin or +margin); Fragile = 1 when that bound lies within two MC SE of where "
+            "the verdict would change. Verdict: "
             + "; ".join(f"{code} = {text}" for code, text in VERDICT_TEXT.items())
             + "; rows with a margin (no-effect findings): "
             + "; ".join(f"{code} = {text}" for code, text in NULL_VERDICT_TEXT.items()) + ".")

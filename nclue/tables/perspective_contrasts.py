@@ -13,6 +13,8 @@ from typing import Dict, Optional, Sequence, Tuple
 from .. import inference
 from ..context import ReleaseContext
 from ..inference import Resampler
+from ..inference.montecarlo import bootstrap_distribution, bounds_error
+from ..inference.resampling import _paired
 from ..measures import Measure, MeasureRegistry, cutoff_key
 from ..table import Column, Table
 from .multi3ir import PerQuery, context_vectors, points, same_queries, table_failure, vector_of
@@ -45,7 +47,8 @@ def contrast_table(table_id: str, title: str, contrasts: Sequence[Contrast], per
                    families: Dict[str, str], hc: Sequence[Measure], registry: MeasureRegistry,
                    seed: int, replicates: int, draws: int) -> Table:
     """Paired contrasts of HC@k: ``delta@k`` (variant minus base, points), its 95% paired family
-    bootstrap interval ``lo@k``/``hi@k`` and the two-sided family sign-flip p ``p@k``."""
+    bootstrap interval ``lo@k``/``hi@k``, the larger Monte Carlo SE of its two bounds ``se@k``
+    and the two-sided family sign-flip p ``p@k``."""
     if not contrasts:
         raise ValueError("no contrasts")
     runs = sorted({c.base for c in contrasts} | {c.variant for c in contrasts})
@@ -56,6 +59,7 @@ def contrast_table(table_id: str, title: str, contrasts: Sequence[Contrast], per
         columns += [Column(cutoff_key("delta", measure), header, 1),
                     Column(cutoff_key("lo", measure), f"{header} lo", 1),
                     Column(cutoff_key("hi", measure), f"{header} hi", 1),
+                    Column(cutoff_key("se", measure), f"{header} MC SE", 2),
                     Column(cutoff_key("p", measure), cutoff_key("p", measure), 3)]
     out = []
     for c in contrasts:
@@ -64,14 +68,18 @@ def contrast_table(table_id: str, title: str, contrasts: Sequence[Contrast], per
             base = vector_of(per_query, c.base, measure)
             variant = vector_of(per_query, c.variant, measure)
             iv = resampler.paired_bootstrap(base, variant, replicates=replicates)
+            error = bounds_error(bootstrap_distribution(resampler, _paired(base, variant),
+                                                        replicates), inference.DEFAULT_LEVEL)
             test = resampler.flip_test(base, variant, draws=draws)
             cells[cutoff_key("delta", measure)] = points(iv.estimate)
             cells[cutoff_key("lo", measure)] = points(iv.lo)
             cells[cutoff_key("hi", measure)] = points(iv.hi)
+            cells[cutoff_key("se", measure)] = points(max(error.se_lo, error.se_hi))
             cells[cutoff_key("p", measure)] = test.p
         out.append((c.key, c.label, cells))
     note = ("Variant minus base, percentage points of HC@k. lo/hi: 95% paired family-clustered "
-            f"percentile bootstrap ({replicates} replicates); p: two-sided family sign-flip "
+            f"percentile bootstrap ({replicates} replicates), MC SE the larger Monte Carlo SE of the "
+            "two bounds; p: two-sided family sign-flip "
             f"randomization test ({draws} draws, +1 correction); seed {seed}; no multiplicity "
             "adjustment.")
     return Table(table_id, title, tuple(columns), tuple(out), note)

@@ -14,7 +14,8 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 from .. import inference
 from ..context import ReleaseContext
 from ..inference import Resampler
-from ..measures import Measure, MeasureRegistry, interval_keys
+from ..inference.montecarlo import bootstrap_distribution, bounds_error
+from ..measures import Measure, MeasureRegistry, interval_keys, se_key
 from ..table import Column, Table
 from .multi3ir import (CoverageRow, PerQuery, blocked_note, context_vectors, points,
                        same_queries, table_failure, vector_of)
@@ -48,7 +49,8 @@ def coverage_table(table_id: str, title: str, rows: Sequence[CoverageRow], per_q
     """Table 2 analogue: HC@k (Multi³IR eq. 5) per method, with 95% family-bootstrap intervals.
 
     Columns: ``m`` (1 decimal; a row's ``m`` of "perspectives" prints ``oracle_m``), then for
-    each HC measure its value and interval bounds (``hc@k``, ``hc@k_lo``, ``hc@k_hi``), then the
+    each HC measure its value, interval bounds and the larger Monte Carlo SE of the two bounds
+    (``hc@k``, ``hc@k_lo``, ``hc@k_hi``, ``hc@k_se``), then the
     SC measures' columns, always empty (``sc_reason`` is appended to the note). One Resampler
     for the table, so every cell shares the same resampled families.
     """
@@ -61,7 +63,8 @@ def coverage_table(table_id: str, title: str, rows: Sequence[CoverageRow], per_q
         lo, hi = interval_keys(measure)
         header = registry.header(measure)
         columns += [Column(measure.name, header, 1), Column(lo, f"{header} lo", 1),
-                    Column(hi, f"{header} hi", 1)]
+                    Column(hi, f"{header} hi", 1),
+                    Column(se_key(measure), f"{header} MC SE", 2)]
     columns += [Column(measure.name, registry.header(measure), 1) for measure in sc]
     out = []
     for row in rows:
@@ -69,18 +72,22 @@ def coverage_table(table_id: str, title: str, rows: Sequence[CoverageRow], per_q
         cells: Dict[str, Optional[float]] = {"m": None if m is None else float(m)}
         for measure in hc:
             lo, hi = interval_keys(measure)
-            cells[measure.name] = cells[lo] = cells[hi] = None
+            cells[measure.name] = cells[lo] = cells[hi] = cells[se_key(measure)] = None
             if row.run is not None:
-                iv = resampler.bootstrap(vector_of(per_query, row.run, measure),
-                                         replicates=replicates)
+                vector = vector_of(per_query, row.run, measure)
+                iv = resampler.bootstrap(vector, replicates=replicates)
+                error = bounds_error(bootstrap_distribution(resampler, vector, replicates),
+                                     inference.DEFAULT_LEVEL)
                 cells[measure.name], cells[lo], cells[hi] = (points(iv.estimate), points(iv.lo),
                                                              points(iv.hi))
+                cells[se_key(measure)] = points(max(error.se_lo, error.se_hi))
         for measure in sc:
             cells[measure.name] = None
         out.append((row.key, row.label, cells))
     note = ("Percentage points. HC@k (Multi3IR eq. 5): the share of a query's conditions with a "
             "supporting judged document in the top k; lo/hi: 95% family-clustered percentile "
-            f"bootstrap ({replicates} replicates, seed {seed}). Multi-vector rows merge their m "
+            f"bootstrap ({replicates} replicates, seed {seed}); MC SE: the larger Monte Carlo SE of the "
+            "two bounds. Multi-vector rows merge their m "
             "lists by round robin (eq. 4). SC@k columns are empty: soft coverage needs an LLM "
             "judge (GPT-5-mini in the paper), which cannot run here"
             + (f" ({sc_reason})" if sc_reason else "") + "." + blocked_note(rows))

@@ -23,6 +23,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from .. import inference
 from ..context import ReleaseContext
 from ..inference import Resampler
+from ..inference.montecarlo import bounds_error
 from ..inference.resampling import percentile
 from ..table import Column, Table
 from .multi3ir import context_vectors, mean_points, points, same_queries, table_failure, vector_of
@@ -51,6 +52,15 @@ class RandomControlsSpec:
 def draws_bootstrap(resampler: Resampler, learned: Mapping[str, float], randoms: Sequence[Mapping[str, float]],
                     replicates: int, seed: int, level: float = 0.95) -> Tuple[float, float, float]:
     """(delta, lo, hi) as shares (module docstring): families and draws resampled together."""
+    delta, stats = draws_distribution(resampler, learned, randoms, replicates, seed)
+    alpha = (1 - level) / 2
+    return delta, percentile(stats, alpha), percentile(stats, 1 - alpha)
+
+
+def draws_distribution(resampler: Resampler, learned: Mapping[str, float],
+                       randoms: Sequence[Mapping[str, float]], replicates: int,
+                       seed: int) -> Tuple[float, List[float]]:
+    """delta and the sorted replicate statistics of :func:`draws_bootstrap` (shares)."""
     if len(randoms) < 2:
         raise ValueError("a distribution of random controls needs at least 2 draws")
     fam_l = resampler.family_sums(learned)
@@ -66,8 +76,7 @@ def draws_bootstrap(resampler: Resampler, learned: Mapping[str, float], randoms:
         rand = math.fsum(math.fsum(fam_r[r][i] for i in idx) for r in picks) / (R * den)
         stats.append(math.fsum(fam_l[i] for i in idx) / den - rand)
     stats.sort()
-    alpha = (1 - level) / 2
-    return delta, percentile(stats, alpha), percentile(stats, 1 - alpha)
+    return delta, stats
 
 
 def controls_table(table_id: str, title: str, cells: Sequence[ControlCell], per_query, families: Dict[str, str],
@@ -77,22 +86,28 @@ def controls_table(table_id: str, title: str, cells: Sequence[ControlCell], per_
     columns = (Column("learned", header, 1), Column("draws", "draws", 0),
                Column("random_mean", f"random mean", 1), Column("random_sd", "random SD", 2),
                Column("random_min", "random min", 1), Column("random_max", "random max", 1),
-               Column("delta", "learned - random", 1), Column("lo", "lo", 1), Column("hi", "hi", 1))
+               Column("delta", "learned - random", 1), Column("lo", "lo", 1), Column("hi", "hi", 1),
+               Column("se", "MC SE", 2))
     out = []
     for c in cells:
         values = [mean_points(vector_of(per_query, r, measure)) for r in c.random]
-        delta, lo, hi = draws_bootstrap(resampler, vector_of(per_query, c.learned, measure),
-                                        [vector_of(per_query, r, measure) for r in c.random], replicates, seed)
+        delta, stats = draws_distribution(resampler, vector_of(per_query, c.learned, measure),
+                                          [vector_of(per_query, r, measure) for r in c.random],
+                                          replicates, seed)
+        error = bounds_error(stats, inference.DEFAULT_LEVEL)
+        lo, hi = error.lo, error.hi
         out.append((c.key, c.label, {
             "learned": mean_points(vector_of(per_query, c.learned, measure)), "draws": float(len(values)),
             "random_mean": math.fsum(values) / len(values), "random_sd": statistics.stdev(values),
             "random_min": min(values), "random_max": max(values),
-            "delta": points(delta), "lo": points(lo), "hi": points(hi)}))
+            "delta": points(delta), "lo": points(lo), "hi": points(hi),
+            "se": points(max(error.se_lo, error.se_hi))}))
     note = (f"{header}, percentage points. Each cell's random-vector control is a distribution: "
             "independent Gaussian directions scaled to the learned vectors' norms, one seed per draw "
             "(provenance/spin/heldout/random_*.json). lo/hi: 95% percentile interval resampling "
             f"families and random draws together ({replicates} replicates, seed {seed}; draws from "
-            f"seed {seed + 1}), so it includes the variance over random directions. random SD: "
+            f"seed {seed + 1}), so it includes the variance over random directions; MC SE: the larger "
+            "Monte Carlo SE of the two bounds. random SD: "
             "standard deviation of the draws' HC (n - 1).")
     return Table(table_id, title, columns, tuple(out), note)
 

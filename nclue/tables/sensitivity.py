@@ -16,6 +16,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 from .. import inference
 from ..context import ReleaseContext
 from ..errors import InputError, NclueError
+from ..inference.montecarlo import bounds_error
 from ..measures import Measure
 from .contrasts import _vector
 from ..table import Column, Table
@@ -73,12 +74,12 @@ def build(spec: SensitivitySpec, ctx: ReleaseContext) -> Table:
         v_top = inference.top_labels(ctx.release, ctx.run(variant), k)
         try:
             support = inference.common_support_ordering(b_ranks, v_ranks, k)
-            crossed_gold = inference.crossed_bootstrap(
-                b_vec, v_vec, {}, replicates=replicates, seed=seed, level=level,
-                weights=_weights(weight_cache, "gold", gold, b_vec, replicates, seed))
-            crossed_all = inference.crossed_bootstrap(
-                b_vec, v_vec, {}, replicates=replicates, seed=seed, level=level,
-                weights=_weights(weight_cache, "judged", judged, b_vec, replicates, seed))
+            crossed_gold = bounds_error(inference.crossed_distribution(
+                b_vec, v_vec, {}, replicates=replicates, seed=seed,
+                weights=_weights(weight_cache, "gold", gold, b_vec, replicates, seed))[1], level)
+            crossed_all = bounds_error(inference.crossed_distribution(
+                b_vec, v_vec, {}, replicates=replicates, seed=seed,
+                weights=_weights(weight_cache, "judged", judged, b_vec, replicates, seed))[1], level)
             loo = inference.leave_one_document_out(b_vec, v_vec, gold)
             try:
                 removal: Optional[inference.Removal] = inference.remove_top_degree_documents(
@@ -97,7 +98,9 @@ def build(spec: SensitivitySpec, ctx: ReleaseContext) -> Table:
             "delta_subset_first": 100 * (support.variant.subset_first - support.base.subset_first),
             "delta_gold_first": 100 * (support.variant.gold_first - support.base.gold_first),
             "crossed_gold_lo": 100 * crossed_gold.lo, "crossed_gold_hi": 100 * crossed_gold.hi,
+            "crossed_gold_se": 100 * max(crossed_gold.se_lo, crossed_gold.se_hi),
             "crossed_judged_lo": 100 * crossed_all.lo, "crossed_judged_hi": 100 * crossed_all.hi,
+            "crossed_judged_se": 100 * max(crossed_all.se_lo, crossed_all.se_hi),
             "loo_lo": 100 * loo.lo, "loo_hi": 100 * loo.hi,
             "removed_delta": None if removal is None else 100 * removal.delta,
             "removed_queries": 0.0 if removal is None else float(removal.queries_left),
@@ -113,8 +116,10 @@ def build(spec: SensitivitySpec, ctx: ReleaseContext) -> Table:
         Column("delta_gold_first", "Delta gold-first", 1),
         Column("crossed_gold_lo", f"Crossed gold {pct}% low", 1),
         Column("crossed_gold_hi", f"Crossed gold {pct}% high", 1),
+        Column("crossed_gold_se", "Crossed gold MC SE", 2),
         Column("crossed_judged_lo", f"Crossed judged {pct}% low", 1),
         Column("crossed_judged_hi", f"Crossed judged {pct}% high", 1),
+        Column("crossed_judged_se", "Crossed judged MC SE", 2),
         Column("loo_lo", "Leave-one-gold-doc min", 1), Column("loo_hi", "Leave-one-gold-doc max", 1),
         Column("removed_delta", f"Delta without top-{remove_k} gold docs", 1),
         Column("removed_queries", "Queries left", 0),
@@ -124,7 +129,8 @@ def build(spec: SensitivitySpec, ctx: ReleaseContext) -> Table:
     note = ("Percentage points. D = 1 - P(subset > gold) on queries where both systems retrieve a "
             f"top-{k} gold; miss/subset-first/gold-first are unconditional shares. Crossed "
             f"intervals weight queries and documents independently ({replicates} replicates, seed "
-            f"{seed}); these are stress models, not sampling distributions. Promotion bounds are "
+            f"{seed}; MC SE: the larger Monte Carlo SE of the two bounds); these are stress models, not "
+            "sampling distributions. Promotion bounds are "
             "exact minima over promoting judged top-k subsets to gold (a qrel change, applied to "
             "both systems); unjudged documents are out of scope.")
     return Table(spec.id, spec_title(spec, "Headline-contrast sensitivity (Tables S1f-S1i)"),

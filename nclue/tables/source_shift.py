@@ -73,7 +73,7 @@ def _contrast(ctx: ReleaseContext, spec: SourceShiftSpec, op: Operation):
     bounds = paired_bounds_error(resampler, base, variant, spec.replicates, inference.DEFAULT_LEVEL)
     delta = math.fsum(variant[q] - base[q] for q in base) / len(base)
     return (100 * delta, 100 * bounds.lo, 100 * bounds.hi,
-            100 * max(bounds.se_lo, bounds.se_hi), bounds.fragile)
+            100 * bounds.se, bounds.fragile)
 
 
 def build(spec: SourceShiftSpec, ctx: ReleaseContext) -> Table:
@@ -83,17 +83,20 @@ def build(spec: SourceShiftSpec, ctx: ReleaseContext) -> Table:
         d1, lo1, hi1, se1, f1 = _contrast(ctx, spec, op)
         d2, lo2, hi2, se2, f2 = _contrast(other, spec, op)
         cells = {"here": d1, "here_lo": lo1, "here_hi": hi1, "there": d2, "there_lo": lo2,
-                 "there_hi": hi2, "se": max(se1, se2), "fragile": 1.0 if f1 or f2 else 0.0,
+                 "there_hi": hi2, "here_se": se1, "there_se": se2, "fragile": 1.0 if f1 or f2 else 0.0,
                  "direction": float(direction(d1, d2))}
         rows.append((op.id, f"{op.label or op.id}: {op.base} -> {op.variant}", cells))
     a, b = ctx.name, other.name
     columns = (Column("here", f"{a} Delta", 1), Column("here_lo", f"{a} 95% low", 1),
                Column("here_hi", f"{a} 95% high", 1), Column("there", f"{b} Delta", 1),
                Column("there_lo", f"{b} 95% low", 1), Column("there_hi", f"{b} 95% high", 1),
+               Column("here_se", f"{a} MC SE", 2), Column("there_se", f"{b} MC SE", 2),
+               Column("fragile", "Fragile", 0),
                Column("direction", "Direction (1 same / -1 flip)", 0))
     note = (f"Variant minus base {spec.measure}, percentage points, on {a} and {b}; intervals: "
             f"family bootstrap within each release ({spec.replicates} replicates, seed "
-            f"{spec.seed}). Direction: 1 = same sign, -1 = flip, 0 = zero on one side.")
+            f"{spec.seed}); MC SE: Monte Carlo SE of each interval's bound nearest 0 (in its own SEs); "
+            "Fragile = 1 when either lies within two MC SE of 0. Direction: 1 = same sign, -1 = flip, 0 = zero on one side.")
     return Table(spec.id, spec_title(spec, "Operation directions under source shift"), columns,
                  tuple(rows), note)
 

@@ -408,6 +408,10 @@ def reference_markdown(table_kinds: Sequence[SpecKind], figure_kinds: Sequence[S
                        report_cls: Optional[Type[Any]] = None) -> str:
     """``docs/REPORT_SPEC.md``: every kind's keys, generated from the spec declarations."""
     lines = ["# `report.json` reference", "",
+             # a generated reference holds definitions only (types, defaults, exit statuses, the
+             # paper tables each kind is an analogue of): one 'fixed' region (docs/CONVENTIONS.md)
+             "<!-- numbers: fixed (generated definitions: key types, defaults, exit statuses, "
+             "paper table names; no results) -->", "",
              "Generated from the spec declarations in `nclue/tables/` and `nclue/report/` by "
              "`python tools/make_docs.py`; a test checks that this file is current.", "",
              "Every key is checked when a release is reproduced: an unknown key, a missing "
@@ -425,4 +429,5 @@ def reference_markdown(table_kinds: Sequence[SpecKind], figure_kinds: Sequence[S
             for nested in nested_classes(kind.spec):
                 lines += [f"`{nested.__name__}` objects:", "", "| key | value | default | meaning |",
                           "| --- | --- | --- | --- |"] + fields_markdown(nested) + [""]
+    lines += ["<!-- /numbers -->"]
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -302,7 +302,7 @@ def release_facts(table_specs: Sequence[Any], tables: Sequence[Any]) -> Dict[str
         rules = [r for r in spec.ties if r != "expected"]
         rows = built[spec.id].rows
         decided = max((cells.get("tied_either") or 0.0) for _, _, cells in rows) if rows else 0.0
-        text = (f"the tie table (`{spec.id}`) gives its {len(rows)} contrasts under the "
+        text = (f"the tie table ({spec.id}) gives its {len(rows)} contrasts under the "
                 f"{_join([RULE_WORDS.get(r, r) for r in rules])} tie rule"
                 f"{'s' if len(rules) > 1 else ''}")
         if "expected" in spec.ties:

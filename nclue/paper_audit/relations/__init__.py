@@ -5,13 +5,15 @@ Each kind is a pure function ``evaluate(rel, ctx, ev) -> Result`` registered by 
 field layout of every kind is documented in ``claims/papers/README.md``.
 """
 
+import dataclasses
 from typing import Any, Callable, Dict, List, Mapping, Tuple
 
 from ...errors import InputError
 from ...formats import dumps_canonical
-from ..evaluator import Evaluator
+from ..evaluator import FAIL, REVIEW, Evaluator
 from ..transcription import Transcription
-from . import aggregates, arithmetic, copies, counts, design, ordering, quantified, structure
+from . import (aggregates, arithmetic, copies, counts, design, distinct, joint, ordering, quantified,
+               references, structure, superiority)
 from .base import Context, Result
 from .counts import feasible_counts
 from .templates import expand_each
@@ -33,6 +35,10 @@ KINDS: Dict[str, Evaluate] = {
     "bound": ordering.evaluate_bound,
     "sign": ordering.evaluate_sign,
     "design": design.evaluate_design,
+    "superiority": superiority.evaluate_superiority,
+    "distinct": distinct.evaluate_distinct,
+    "joint_counts": joint.evaluate_joint_counts,
+    "xref": references.evaluate_xref,
 }
 
 EXPANDERS: Dict[str, Expand] = {
@@ -42,7 +48,7 @@ EXPANDERS: Dict[str, Expand] = {
 }
 
 #: Fields every relation may have, and the fields of each kind (anything else is refused).
-COMMON_FIELDS = ("id", "kind", "category", "note", "where", "review")
+COMMON_FIELDS = ("id", "kind", "category", "note", "where", "review", "reading")
 FIELDS: Dict[str, Tuple[str, ...]] = {
     "equal": ("got", "expected"),
     "compare": ("left", "op", "right"),
@@ -57,6 +63,10 @@ FIELDS: Dict[str, Tuple[str, ...]] = {
     "bound": ("bound", "op", "over"),
     "sign": ("values", "word", "printed"),
     "design": ("planned", "reported", "op"),
+    "superiority": ("table", "over", "better", "worse", "columns", "op", "gap", "exclude"),
+    "distinct": ("distinct", "parts", "partition", "memberships"),
+    "joint_counts": ("n", "counts", "sums", "rates", "checks"),
+    "xref": ("context", "refs"),
     "grim_table": ("table", "columns", "rows"),
     "equal_table": ("a", "b", "rows", "columns"),
     "same_table": ("a", "b", "rows", "columns"),
@@ -112,8 +122,9 @@ def _expand_bulk(rel: Mapping[str, Any], ctx: Context) -> List[Mapping[str, Any]
         return [rel]
     _relation_id(rel, ctx)
     generated = expander(rel, ctx)
-    if "review" in rel:  # a review of a bulk relation applies to every cell it expands into
-        generated = [dict(g, review=rel["review"]) for g in generated]
+    for key in ("review", "reading"):  # a bulk relation's review applies to every cell it expands into
+        if key in rel:
+            generated = [dict(g, **{key: rel[key]}) for g in generated]
     return generated
 
 
@@ -124,7 +135,15 @@ def evaluate(rel: Mapping[str, Any], ctx: Context) -> Result:
     handler = KINDS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         raise InputError(ctx.tr.path, f"relation {rid}: unknown kind {kind!r}")
-    return handler(rel, ctx, ctx.evaluator(rel))
+    reading = rel.get("reading")
+    if reading is not None and (not isinstance(reading, str) or not reading.strip() or "\n" in reading):
+        raise ctx.error(rel, "reading must be one non-empty line (the interpretation under which "
+                             "the relation fails)")
+    result = handler(rel, ctx, ctx.evaluator(rel))
+    if result.verdict == FAIL and reading:
+        # the failure rests on an interpretation the paper does not fix: counted apart from FAIL
+        return dataclasses.replace(result, verdict=REVIEW)
+    return result
 
 
 def audit(tr: Transcription) -> List[Result]:

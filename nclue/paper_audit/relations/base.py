@@ -32,13 +32,14 @@ class Result:
     note: str = ""
     where: str = ""
     review: str = ""  # the reviewer's one-line explanation of a FAIL, read against the paper
+    reading: str = ""  # the interpretation, not fixed by the paper, under which the relation fails
 
     def as_dict(self) -> Dict[str, Any]:
         return {"id": self.rid, "kind": self.kind, "category": self.category,
                 "verdict": self.verdict, "inputs": [list(i) for i in self.inputs],
                 "expected": self.expected, "got": self.got, "tolerance": self.tolerance,
                 "detail": self.detail, "note": self.note, "where": self.where,
-                "review": self.review}
+                "review": self.review, "reading": self.reading}
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,8 @@ class Context:
         """The fields of a Result that come straight from the relation."""
         out = {"rid": rel["id"], "kind": rel["kind"], "category": rel.get("category", rel["kind"]),
                "note": rel.get("note", ""), "where": rel.get("where", ""),
-               "review": rel.get("review", "")}
-        for key in ("category", "note", "where", "review"):
+               "review": rel.get("review", ""), "reading": rel.get("reading", "")}
+        for key in ("category", "note", "where", "review", "reading"):
             if not isinstance(out[key], str):
                 raise self.error(rel, f"{key} must be a string")
         return out
