@@ -17,30 +17,55 @@ Prints one line per release, every failing check, and a final ``N checks verifie
 exits 1 on any failure, 2 on bad input (e.g. an unknown --release), 130 on Ctrl-C.
 """
 
-import argparse
+import os
+import signal
 import sys
-import time
-from pathlib import Path
+
+
+def _stop_now(signum, frame):  # Ctrl-C while verifying: nothing is being written, so stop at once
+    os.write(2, b"reproduce: interrupted\n")
+    os._exit(130)
+
+
+signal.signal(signal.SIGINT, _stop_now)  # first: from here to the interpreter's last breath
+# (imports, every stage, the final lines, shutdown) Ctrl-C is one line and exit status 130, with
+# no thread or child process to wait for; --write/--freeze switch to KeyboardInterrupt below so
+# that a file being written is removed first (nclue/outputs.py)
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 sys.dont_write_bytecode = True  # verification writes nothing inside the repository (nor a bag's
 ROOT = Path(__file__).resolve().parent  # payload), not even bytecode caches
+# ... and reads none: the code that runs is the source SHA256SUMS verifies, never a
+# __pycache__/*.pyc beside it (caches are looked up under this prefix, which cannot exist)
+sys.pycache_prefix = os.path.join(os.devnull, "nclue-reads-no-bytecode")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-try:
-    from nclue.errors import InputError, NclueError  # noqa: E402
-    from nclue import outputs, verification  # noqa: E402
-except KeyboardInterrupt:  # Ctrl-C while starting: no traceback either
-    print("reproduce: interrupted", file=sys.stderr, flush=True)
-    sys.exit(130)
+from nclue.errors import InputError, NclueError  # noqa: E402
+from nclue import outputs, verification  # noqa: E402
 
 
 def main(argv=None) -> int:
     try:
         return _main(argv)
-    except KeyboardInterrupt:  # Ctrl-C: one line, exit 130 (workers stop with us: nclue.workers)
+    except KeyboardInterrupt:  # Ctrl-C while writing (--write, --freeze): one line, exit 130
+        signal.signal(signal.SIGINT, _stop_now)
         print("reproduce: interrupted", file=sys.stderr, flush=True)
         return 130
+    except BrokenPipeError:  # | head: end quietly, as nclue does
+        outputs.silence_stdout()
+        return 0
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        outputs.silence_stdout()  # standard output failed (> /dev/full): one line, exit 2
+        print(f"reproduce: <stdout>: cannot write: {exc.strerror or exc}", file=sys.stderr, flush=True)
+        return 2
+    finally:
+        signal.signal(signal.SIGINT, _stop_now)  # the final lines and shutdown: stop at once
 
 
 def _main(argv=None) -> int:
@@ -53,20 +78,19 @@ def _main(argv=None) -> int:
                             "files (maintainers cutting a release)")
     parser.add_argument("--release", action="append", default=None,
                         help="only this release (folder name under data/); repeatable")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="worker processes that parse run files (default: 2 where 2 CPUs exist; "
-                             "1 = everything in one process); the output is the same either way")
     args = parser.parse_args(argv)
-    if args.jobs is not None and args.jobs < 1:
-        parser.error("--jobs must be at least 1")
     started = time.perf_counter()
     mode = "freeze" if args.freeze else "write" if args.write else "verify"
-    outputs.clean_repository_temporaries(  # left by a killed run: reported; removed when writing
+    if mode != "verify":  # writing: Ctrl-C unwinds, so that the file being written is removed
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    # a temporary file left by a killed writer: reported; verifying writes nothing, so it removes
+    # nothing either (--write and --freeze remove them)
+    outputs.clean_repository_temporaries(
         ROOT, report=lambda line: print(f"reproduce: {line}", file=sys.stderr, flush=True),
         remove=mode != "verify")
     try:
         summary = verification.reproduce(ROOT, mode=mode, only=args.release,
-                                         log=lambda line: print(line, flush=True), jobs=args.jobs,
+                                         log=lambda line: print(line, flush=True),
                                          progress=lambda line: print(line, file=sys.stderr, flush=True))
     except InputError as exc:
         print(f"reproduce: {exc}", file=sys.stderr)
@@ -74,17 +98,27 @@ def _main(argv=None) -> int:
     except NclueError as exc:
         print(f"reproduce: {exc}", file=sys.stderr)
         return 2
-    for check in summary.failures():
-        print(f"FAIL {check.describe()}")
-    stages = ", ".join(f"{stage} {passed}" + (f" ({failed} failed)" if failed else "")
-                       for stage, (passed, failed) in summary.counts().items())
-    print(f"checks by stage: {stages}")
-    print(f"{summary.verified} checks verified, {summary.failed} failed "
-          f"({time.perf_counter() - started:.1f} s)")
-    if any(check.stage == "release" for check in summary.failures()):
-        return 2  # a release's files or report.json could not be read: bad input
-    return 0 if summary.ok else 1
+    for line in summary.report_lines(time.perf_counter() - started):
+        print(line)
+    return summary.exit_status()  # 2: something could not be read (bad input); 1: a check failed
+
+
+def _exit(code: int) -> None:
+    """Flush the output and end the process now: the interpreter's own shutdown would first put
+    SIGINT back to its default action, so a Ctrl-C landing there would kill the process without
+    the line and status 130. Nothing is left to clean up: every write is complete by now."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:  # a failing standard output (> /dev/full), a closed pipe
+        if not isinstance(exc, BrokenPipeError):
+            os.write(2, f"reproduce: <stdout>: cannot write: {exc.strerror or exc}\n".encode())
+            code = 2
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass
+    os._exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit(main())

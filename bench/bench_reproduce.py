@@ -1,18 +1,21 @@
-"""Measure ``python reproduce.py`` against its floor, in one run on this machine (issue 17).
+"""Measure ``python reproduce.py`` against its floor, in one run on this machine (issues 17, 23).
 
-    python bench/bench_reproduce.py [--jobs N] [--out bench/results/reproduce.json]
+    python bench/bench_reproduce.py [--baseline DIR] [--rounds N] [--out bench/results/reproduce.json]
 
 The *floor* is the least work any verifier of these files must do: read, decompress, JSON-parse
 and sha256-hash every file ``reproduce.py`` touches (the files SHA256SUMS lists, plus the
-integrity files themselves), in one process. Then ``reproduce.py`` itself runs as a child
-process; its wall time and peak RSS (``resource.getrusage(RUSAGE_CHILDREN)``, which covers the
-parse workers too) are recorded with the ratio wall / floor. A ``cProfile`` breakdown of
-``reproduce.py --jobs 1`` by stage (parsing, hashing, scoring, resampling, rendering) is added
-with ``--profile``.
+integrity files themselves), in one process. ``reproduce.py`` itself runs as a child process
+(one process: it has no workers); its wall time, CPU time (user + system) and peak RSS
+(``resource.getrusage(RUSAGE_CHILDREN)`` of a wrapper process that runs only it) are recorded
+with the ratios to the floor, each round measuring the floor right before its reproduce.py run
+(the machine is shared: paired ratios, medians over the rounds). ``--baseline DIR`` adds another
+checkout (e.g. the main branch) run in the same rounds, alternating with this one, so that the
+two are compared paired. A ``cProfile`` breakdown by stage is added with ``--profile``.
 """
 
 import argparse
 import cProfile
+import statistics
 import gzip
 import hashlib
 import io
@@ -31,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def floor_seconds(root: Path) -> dict:
     """Read, decompress, parse and hash every listed file once (see the module docstring)."""
     started = time.perf_counter()
+    cpu = time.process_time()
     names = [line[66:] for line in (root / "SHA256SUMS").read_text().splitlines() if line]
     total = 0
     for name in names + ["SHA256SUMS"]:
@@ -45,7 +49,30 @@ def floor_seconds(root: Path) -> dict:
                     json.loads(line)
         elif name.endswith(".json"):
             json.loads(data)
-    return {"seconds": time.perf_counter() - started, "files": len(names) + 1, "bytes": total}
+    return {"seconds": time.perf_counter() - started, "cpu_seconds": time.process_time() - cpu,
+            "files": len(names) + 1, "bytes": total}
+
+
+CHILD = """
+import resource, subprocess, sys, time
+started = time.perf_counter()
+done = subprocess.run(sys.argv[2:], cwd=sys.argv[1], capture_output=True, text=True)
+wall = time.perf_counter() - started
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+lines = done.stdout.strip().splitlines()
+print(repr((done.returncode, lines[-1] if lines else done.stderr[-300:], wall,
+            usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)))
+"""
+
+
+def run_reproduce(root: Path) -> dict:
+    """One ``python reproduce.py`` of ``root`` in a wrapper process (its own peak RSS only)."""
+    import ast
+    out = subprocess.run([sys.executable, "-c", CHILD, str(root), sys.executable, "reproduce.py"],
+                         capture_output=True, text=True, check=True).stdout
+    code, last, wall, cpu, rss = ast.literal_eval(out.strip())
+    return {"exit": code, "last_line": last, "wall_seconds": wall, "cpu_seconds": cpu,
+            "peak_rss_mb": rss}
 
 
 STAGES = {  # cProfile's cumulative time of these functions, by stage
@@ -71,7 +98,7 @@ def profile_breakdown(root: Path) -> dict:
     from nclue import verification
     profiler = cProfile.Profile()
     started = time.perf_counter()
-    profiler.runcall(verification.reproduce, root, jobs=1, log=lambda line: None)
+    profiler.runcall(verification.reproduce, root, log=lambda line: None)
     total = time.perf_counter() - started
     stats = pstats.Stats(profiler)
     out = {"total_seconds_profiled": total}
@@ -85,32 +112,53 @@ def profile_breakdown(root: Path) -> dict:
     return out
 
 
+def median(values):
+    return statistics.median(values) if values else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--jobs", type=int, default=None, help="passed to reproduce.py")
+    parser.add_argument("--baseline", help="another checkout run in the same rounds (paired)")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds (default 1)")
     parser.add_argument("--profile", action="store_true", help="add the cProfile breakdown")
     parser.add_argument("--out", help="write the result as JSON here")
     args = parser.parse_args()
-    floor = floor_seconds(ROOT)
-    command = [sys.executable, "reproduce.py"] + ([f"--jobs={args.jobs}"] if args.jobs else [])
-    started = time.perf_counter()
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = {
-        "reproduce_exit": proc.returncode, "reproduce_last_line": proc.stdout.strip().splitlines()[-1],
-        "reproduce_wall_seconds": wall, "reproduce_cpu_seconds": usage.ru_utime + usage.ru_stime,
-        "reproduce_peak_rss_mb": usage.ru_maxrss / 1024, "floor": floor,
-        "ratio_wall_to_floor": wall / floor["seconds"], "cpus": os.cpu_count(),
-        "load_average": os.getloadavg(), "python": sys.version.split()[0],
-    }
+    rounds = []
+    for number in range(args.rounds):
+        entry = {}
+        order = [("this", ROOT)] + ([("baseline", Path(args.baseline).resolve())] if args.baseline else [])
+        if number % 2:
+            order.reverse()  # alternate which one goes first
+        for name, root in order:
+            floor = floor_seconds(root)
+            run = run_reproduce(root)
+            run.update(floor=floor, wall_to_floor=run["wall_seconds"] / floor["seconds"],
+                       cpu_to_floor_cpu=run["cpu_seconds"] / floor["cpu_seconds"],
+                       load_average=os.getloadavg()[0])
+            entry[name] = run
+        if args.baseline:
+            entry["paired"] = {key: entry["this"][key] / entry["baseline"][key]
+                               for key in ("wall_seconds", "cpu_seconds", "peak_rss_mb")}
+        rounds.append(entry)
+    summary = {name: {key: median([r[name][key] for r in rounds])
+                      for key in ("wall_seconds", "cpu_seconds", "peak_rss_mb", "wall_to_floor",
+                                  "cpu_to_floor_cpu")}
+               for name in rounds[0] if name != "paired"}
+    for name in summary:
+        summary[name]["floor_seconds"] = median([r[name]["floor"]["seconds"] for r in rounds])
+        summary[name]["floor_cpu_seconds"] = median([r[name]["floor"]["cpu_seconds"] for r in rounds])
+    if args.baseline:
+        summary["paired_this_over_baseline"] = {
+            key: median([r["paired"][key] for r in rounds]) for key in ("wall_seconds", "cpu_seconds", "peak_rss_mb")}
+    result = {"rounds": rounds, "medians": summary, "cpus": os.cpu_count(),
+              "python": sys.version.split()[0]}
     if args.profile:
-        result["profile_jobs_1"] = profile_breakdown(ROOT)
+        result["profile"] = profile_breakdown(ROOT)
     text = json.dumps(result, indent=2, sort_keys=True)
     print(text)
     if args.out:
         Path(args.out).write_text(text + "\n")
-    return 0 if proc.returncode == 0 else 1
+    return 0 if all(r["this"]["exit"] == 0 for r in rounds) else 1
 
 
 if __name__ == "__main__":

@@ -14,24 +14,26 @@
 This module is the stable surface: the functions above and the records they return
 (:class:`ScoreResult`, :class:`Comparison`). Everything else is importable but may change.
 Measures are named as the registry names them (:mod:`nclue.measures`), with the ir_measures-style
-aliases that mean exactly the same thing (:data:`nclue.measures.ALIASES`).
+aliases that mean exactly the same thing (:data:`nclue.measures.ALIASES`). Each measure is
+computed under the tie rule its run was loaded with, as its tie contract says
+(:mod:`nclue.tie_contract`); :class:`ScoreResult` and :class:`Comparison` name the rule and count
+the queries whose n-Clue or Gold Hit outcome a tie decides (``tie_decided_queries``).
 """
 
 import math
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .coverage import per_query_coverage, perspectives_from_release, rankings_of
-from .ties import expected_hc_vector
 from .errors import InputError
 from .formats import PathLike
 from .inference import DEFAULT_DRAWS, DEFAULT_SEED, Resampler, holm
 from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry, count_key
-from .metrics import QueryFacts, aggregate, outcomes, per_query_from_outcomes, query_facts
+from .metrics import QueryFacts, aggregate, query_facts
 from .release import Release, gold_families
 from .release import load_release as _load_release
 from .runs import TIE_RULES, Ranking, Run, load_run as _load_run, order_by_score
 from .table import Column, Table
+from .tie_contract import Scorer, decided_queries
 
 #: Significance level of the marks in :func:`compare` (after Holm across the whole table).
 ALPHA = 0.05
@@ -97,29 +99,23 @@ def _measures(names: Optional[Iterable[str]], k: int, registry: MeasureRegistry)
 def per_query_vectors(release: Release, run: Run, measures: Sequence[Measure],
                       registry: MeasureRegistry = REGISTRY,
                       facts: Optional[Mapping[str, QueryFacts]] = None) -> Dict[str, Dict[str, float]]:
-    """``{measure name: {qid: value}}`` for the requested measures (outcome measures and hard
-    coverage); a page measure of a run without page scores is absent. ``facts``: the release's
+    """``{measure name: {qid: value}}`` for the requested measures under the run's tie rule
+    (outcome measures and hard coverage; :class:`nclue.tie_contract.Scorer`); a page measure of
+    a run without page scores is absent. ``facts``: the release's
     :func:`nclue.metrics.query_facts`, when the caller has them already."""
-    if facts is None:
-        facts = query_facts(release)
-    by_cutoff: Dict[Optional[int], Dict[str, Dict[str, float]]] = {}
+    scorer = Scorer(release, registry, facts)
+    by_cutoff: Dict[int, Mapping[str, Dict[str, float]]] = {}
+
+    def outcome_vectors(k: int) -> Mapping[str, Dict[str, float]]:
+        if k not in by_cutoff:
+            by_cutoff[k] = scorer.outcome_vectors(run, k)
+        return by_cutoff[k]
+
     out: Dict[str, Dict[str, float]] = {}
     for measure in measures:
-        definition = registry.definition(measure)
-        if definition.per_query is not None:
-            k = measure.k or DEFAULT_K
-            if k not in by_cutoff:
-                by_cutoff[k] = per_query_from_outcomes(outcomes(release, run, k, facts), k, registry)
-            if measure.name in by_cutoff[k]:
-                out[measure.name] = by_cutoff[k][measure.name]
-        elif measure.key == "hc" and run.tie_rule == "expected":  # exact expectation, nclue.ties
-            out[measure.name] = expected_hc_vector(perspectives_from_release(release), run, measure.k)
-        elif measure.key == "hc":
-            out[measure.name] = per_query_coverage(perspectives_from_release(release),
-                                                   rankings_of(run), (measure.k,))[measure.name]
-        else:
-            raise InputError("measures", f"{measure.name!r} needs {definition.needs}; score it "
-                                         "with `nclue coverage`")
+        vector = scorer.vector(run, measure, "measures", outcome_vectors, DEFAULT_K)
+        if vector is not None:
+            out[measure.name] = vector
     return out
 
 
@@ -134,12 +130,15 @@ class ScoreResult:
     aggregates: Mapping[str, float]
     per_query: Mapping[str, Mapping[str, float]]
     counts: Mapping[str, int]  # queries in the denominator of each conditional measure
+    tie_decided_queries: int = 0  # queries whose n-Clue or Gold Hit outcome at k a tie decides
+    k: int = DEFAULT_K
 
     def __getitem__(self, name: str) -> float:
         return self.aggregates[name]
 
     def to_dict(self) -> Dict[str, Any]:
         return {"run": self.run_id, "release": self.release, "ties": self.ties,
+                "tie_decided_queries": self.tie_decided_queries, "k": self.k,
                 "queries": self.queries, "aggregates": dict(self.aggregates),
                 "counts": dict(self.counts),
                 "per_query": {m: dict(v) for m, v in self.per_query.items()}}
@@ -152,12 +151,13 @@ def score(release: Release, run: Run, measures: Optional[Iterable[str]] = None,
     some (registry names or aliases; a bare key takes ``k``). ``facts``: as for
     :func:`per_query_vectors`."""
     chosen = _measures(measures, k, registry)
+    facts = facts if facts is not None else query_facts(release)
     vectors = per_query_vectors(release, run, chosen, registry, facts)
     totals = aggregate(vectors, None, registry) if vectors else {"queries": len(release.queries)}
     aggregates = {m.name: totals[m.name] for m in chosen if m.name in totals}
     counts = {m.name: totals[count_key(m)] for m in chosen if count_key(m) in totals}
     return ScoreResult(run.run_id, release.name, run.tie_rule, len(release.queries), aggregates,
-                       vectors, counts)
+                       vectors, counts, len(decided_queries(facts, run, k)), k)
 
 
 @dataclass(frozen=True)
@@ -185,6 +185,9 @@ class Comparison:
     seed: int
     draws: int
     alpha: float
+    ties: str = "input"
+    tie_decided: Mapping[str, int] = None  # type: ignore[assignment]  # run -> tie-decided queries
+    k: int = DEFAULT_K
 
     def letter(self, run_id: str) -> str:
         return chr(ord("a") + self.runs.index(run_id)) if len(self.runs) <= 26 else str(self.runs.index(run_id))
@@ -203,8 +206,16 @@ class Comparison:
                      for r in self.runs)
         note = (f"Percentage points. A superscript names each run this one is significantly better "
                 f"than: two-sided family sign-flip test ({self.draws} draws, seed {self.seed}), Holm "
-                f"across all {len(self.tests)} pairs x measures, alpha {self.alpha}.")
-        return Table("comparison", f"Comparison on {self.release}", columns, rows, note)
+                f"across all {len(self.tests)} pairs x measures, alpha {self.alpha}. "
+                f"{self.decided_sentence()}")
+        return Table("comparison", f"Comparison on {self.release}", columns, rows, note, self.ties)
+
+    def decided_sentence(self) -> str:
+        """Per run, the queries whose n-Clue or Gold Hit outcome a tie decides (the table's
+        note; the tie rule is printed after it, :attr:`nclue.table.Table.printed_note`)."""
+        decided = ", ".join(f"({self.letter(r)}) {(self.tie_decided or {}).get(r, 0)}"
+                            for r in self.runs)
+        return f"Queries whose n-Clue or Gold Hit outcome at k={self.k} a tie decides: {decided}."
 
     def document(self):
         from .report.document import Document, TableBlock
@@ -226,7 +237,9 @@ class Comparison:
                 "tests": [{"measure": t.measure, "better": t.better, "worse": t.worse,
                            "delta": t.delta, "p": t.p, "p_holm": t.p_holm} for t in self.tests],
                 "marks": {f"{r} {m}": v for (r, m), v in sorted(self.marks().items())},
-                "seed": self.seed, "draws": self.draws, "alpha": self.alpha}
+                "seed": self.seed, "draws": self.draws, "alpha": self.alpha,
+                "ties": self.ties, "k": self.k,
+                "tie_decided_queries": {r: (self.tie_decided or {}).get(r, 0) for r in self.runs}}
 
 
 def compare(release: Release, runs: Sequence[Run], measures: Optional[Iterable[str]] = None,
@@ -241,12 +254,18 @@ def compare(release: Release, runs: Sequence[Run], measures: Optional[Iterable[s
     ids = [r.run_id for r in runs]
     if len(set(ids)) != len(ids):
         raise InputError("runs", f"two runs share the id {sorted(i for i in ids if ids.count(i) > 1)[0]!r}")
+    rules = sorted({r.tie_rule for r in runs})
+    if len(rules) > 1:
+        raise InputError("runs", f"runs loaded under different tie rules ({', '.join(rules)}); "
+                                 "compare them under one")
     chosen = _measures(measures or ("nclue_score", "gold_hit"), k, registry)
     for measure in chosen:
         if registry.definition(measure).conditional:
             raise InputError("measures", f"{measure.name!r} is not defined on every query; a "
                                          "paired test needs the same queries on both sides")
-    vectors = {r.run_id: per_query_vectors(release, r, chosen, registry) for r in runs}
+    facts = query_facts(release)
+    vectors = {r.run_id: per_query_vectors(release, r, chosen, registry, facts) for r in runs}
+    decided = {r.run_id: len(decided_queries(facts, r, k)) for r in runs}
     families = gold_families(release)
     scores: Dict[Tuple[str, str], float] = {}
     raw: Dict[Tuple[str, str, str], Tuple[float, float]] = {}
@@ -266,4 +285,4 @@ def compare(release: Release, runs: Sequence[Run], measures: Optional[Iterable[s
         better, worse = (a, b) if delta >= 0 else (b, a)
         tests.append(PairTest(measure, better, worse, abs(delta), p, adjusted[(measure, a, b)]))
     return Comparison(release.name, tuple(ids), tuple(m.name for m in chosen), scores,
-                      tuple(tests), seed, draws, alpha)
+                      tuple(tests), seed, draws, alpha, rules[0], decided, k)

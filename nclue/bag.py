@@ -46,9 +46,8 @@ BAGIT_VERSION = "1.0"
 ALGORITHM = "sha256"
 #: what a release archive holds (relative to the repository root); folders are taken whole
 PAYLOAD = ("CITATION.cff", "DATASHEET.md", "LICENSE", "MANIFEST.json", "README.md", "SHA256SUMS",
-           "audit", "claims", "data", "docs", "nclue", "provenance", "pyproject.toml",
-           "reference_metrics", "reproduce.py",
-           "tools/build_backend")  # pyproject.toml's build backend: pip install . in the bag
+           "audit", "claims", "data", "docs", "nclue", "producers", "provenance", "pyproject.toml",
+           "reference_metrics", "reproduce.py", "tests", "tools")  # tools/build_backend: pip install . in the bag
 #: payload entries without which ``reproduce.py`` cannot run at all
 REQUIRED = ("reproduce.py", "nclue", "data", "SHA256SUMS")
 TAG_FILES = ("bagit.txt", "bag-info.txt", f"manifest-{ALGORITHM}.txt")

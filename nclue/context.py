@@ -8,20 +8,20 @@ per-query outcomes at each cutoff, and the per-query vectors of every measure as
 """
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .coverage import (PerspectiveQuery, per_query_coverage, perspectives_from_release,
-                       rankings_of)
+from .coverage import PerspectiveQuery, perspectives_from_release
 from .errors import InputError
 from .formats import PathLike
 from .inference.resampling import Resampler
 from .layout import ReleaseLayout
 from .measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry
-from .metrics import QueryOutcome, aggregate, outcomes, per_query_from_outcomes, query_facts
+from .metrics import QueryOutcome, aggregate, query_facts
 from .release import Release, gold_families, load_release
 from .run_index import RunEntry, RunIndex
-from .runs import Run, checked_against, load_run, share_scores
-from .workers import worker_pool
+from .runs import Run, load_run
+from .tie_contract import Scorer, outcome_records
 
 Vector = Dict[str, float]
 
@@ -30,8 +30,11 @@ class ReleaseContext:
     """A release, its run index and caches of per-query results (computed once per run file)."""
 
     def __init__(self, release_dir: PathLike, ties: str = "input", k: int = DEFAULT_K,
-                 registry: MeasureRegistry = REGISTRY) -> None:
+                 registry: MeasureRegistry = REGISTRY,
+                 shared: Optional[Dict[Path, "ReleaseContext"]] = None) -> None:
         self.layout = ReleaseLayout.of(release_dir)
+        #: contexts of sibling releases loaded in this run, by folder (see :meth:`sibling`)
+        self.shared: Dict[Path, "ReleaseContext"] = {} if shared is None else shared
         self.path = self.layout.folder
         self.release: Release = load_release(release_dir)
         self.index = RunIndex.load(self.layout)
@@ -44,13 +47,34 @@ class ReleaseContext:
         self._parsed: Dict[str, Run] = {}  # by file sha256: identical files are parsed once
         self._vectors: Dict[Tuple[str, int], Dict[str, Vector]] = {}
         self._outcomes: Dict[Tuple[str, int], Mapping[str, QueryOutcome]] = {}
-        self._coverage: Dict[Tuple[str, int], Vector] = {}
+        self._coverage: Dict[Tuple[Tuple[str, int], str], Optional[Vector]] = {}
         self._perspectives: Optional[Mapping[str, PerspectiveQuery]] = None
-        self._derived: Dict[Tuple, object] = {}
+        self._derived: Dict[Tuple, Tuple[object, bool]] = {}
+        self._reads = [0]  # calls that read run rankings or their scores (shared with views)
 
     @property
     def name(self) -> str:
         return self.layout.name
+
+    @staticmethod
+    def opened(release_dir: PathLike, ties: str = "input", registry: MeasureRegistry = REGISTRY,
+               shared: Optional[Dict[Path, "ReleaseContext"]] = None) -> "ReleaseContext":
+        """The context of ``release_dir`` from ``shared`` when one with the same tie rule and
+        registry was loaded in this run (e.g. by another release's source-shift table), else a
+        new one, recorded there: each release is loaded, and each run file parsed, once."""
+        shared = {} if shared is None else shared
+        key = Path(release_dir).resolve()
+        ctx = shared.get(key)
+        if ctx is None or ctx.ties != ties or ctx.registry is not registry:
+            ctx = ReleaseContext(release_dir, ties, registry=registry, shared=shared)
+            shared[key] = ctx
+        return ctx
+
+    def sibling(self, name: str) -> "ReleaseContext":
+        """The context of the release ``name`` beside this one (``data/<name>``), loaded once
+        per run (:meth:`opened`)."""
+        return ReleaseContext.opened(self.layout.folder.parent / name, self.ties, self.registry,
+                                     self.shared)
 
     @property
     def families(self) -> Dict[str, str]:
@@ -64,7 +88,15 @@ class ReleaseContext:
             raise InputError(self.layout.report_spec, f"unknown run id {run_id!r}")
         return self.index[run_id]
 
+    @property
+    def ranking_reads(self) -> int:
+        """How many times anything read a run's rankings or per-query results through this
+        context (or a view of it): a table whose build moves it was scored under the tie rule
+        (:func:`nclue.tables.kinds.build_table` names the rule under it)."""
+        return self._reads[0]
+
     def run(self, run_id: str) -> Run:
+        self._reads[0] += 1
         if run_id not in self._runs:
             entry = self.entry(run_id)
             if entry.sha256 not in self._parsed:
@@ -73,29 +105,10 @@ class ReleaseContext:
             self._runs[run_id] = replace(self._parsed[entry.sha256], run_id=run_id)
         return self._runs[run_id]
 
-    def preload(self, jobs: int = 1) -> None:
-        """Parse every indexed run file now, in ``jobs`` worker processes when ``jobs > 1``.
-
-        Workers parse and validate each file without the release (which they do not have);
-        this process then checks queries and documents against the release
-        (:func:`nclue.runs.checked_against`), so the runs, and any error, are those of
-        :meth:`run`. Falls back to this process where no process pool can be made.
-        """
-        pending = {sha: path for sha, path in self.index.distinct_files().items()
-                   if sha not in self._parsed}
-        if jobs > 1 and len(pending) > 1:
-            try:
-                pool = worker_pool(jobs)  # workers die with this process; Ctrl-C stops them
-            except (OSError, NotImplementedError, ImportError):  # e.g. no working semaphores
-                pool = None
-            if pool is not None:
-                shas = list(pending)
-                paths = [pending[sha] for sha in shas]
-                with pool:
-                    parsed = pool.map(load_run, paths, [None] * len(paths),
-                                      [self.ties] * len(paths), chunksize=2)
-                    for sha, path, run in zip(shas, paths, parsed):
-                        self._parsed[sha] = checked_against(share_scores(run), self.release, path)
+    def preload(self) -> None:
+        """Parse every indexed run file now (each distinct file once), in this process: worker
+        processes saved about 1% of the wall time for 25% more CPU (issue 23), and were the
+        source of shutdown hangs and orphan risks, so there are none."""
         for run_id in self.index:
             self.run(run_id)
 
@@ -104,36 +117,44 @@ class ReleaseContext:
         return (self.entry(run_id).sha256, k or self.k)
 
     def outcomes(self, run_id: str, k: Optional[int] = None) -> Mapping[str, QueryOutcome]:
+        self._reads[0] += 1
         key = self._content_key(run_id, k)
         if key not in self._outcomes:
-            self._outcomes[key] = outcomes(self.release, self.run(run_id), key[1], self._facts)
+            self._outcomes[key] = outcome_records(self._facts, self.run(run_id), key[1])
         return self._outcomes[key]
 
+    @property
+    def scorer(self) -> Scorer:
+        """The tie contract's scorer over this context's release (:mod:`nclue.tie_contract`)."""
+        return Scorer(self.release, self.registry, self._facts, lambda: self.perspectives)
+
     def vectors(self, run_id: str, k: Optional[int] = None) -> Dict[str, Vector]:
-        """Per-query vectors of every outcome measure of the registry at cutoff ``k``."""
+        """Per-query vectors of every outcome measure of the registry at cutoff ``k`` that the
+        context's tie rule computes (:func:`nclue.tie_contract.outcome_vectors`)."""
+        self._reads[0] += 1
         key = self._content_key(run_id, k)
         if key not in self._vectors:
-            self._vectors[key] = per_query_from_outcomes(self.outcomes(run_id, key[1]), key[1],
-                                                         self.registry)
+            self._vectors[key] = Scorer(self.release, self.registry, self._facts).outcome_vectors(
+                self.run(run_id), key[1], self.outcomes(run_id, key[1]))
         return self._vectors[key]
 
     def vector(self, run_id: str, measure: Measure) -> Optional[Vector]:
         """The per-query vector of one measure, or None where the run does not have it (page
-        measures of a run without page scores). Outcome measures come from the scorer; hard
-        coverage ``hc@k`` from :mod:`nclue.coverage` with the release's conditions as
-        perspectives (Multi³IR eq. 5)."""
+        measures of a run without page scores), computed as the measure's tie contract says
+        under the context's rule (:mod:`nclue.tie_contract`: outcome measures from the outcome
+        records, hard coverage ``hc@k`` with the release's conditions as perspectives, Multi³IR
+        eq. 5); a measure the rule refuses, or one a release report cannot provide, is an
+        InputError naming the report spec."""
+        self._reads[0] += 1
         definition = self.registry.definition(measure)
-        if definition.per_query is not None:
-            return self.vectors(run_id, measure.k).get(measure.name)
-        if measure.key == "hc":
-            key = self._content_key(run_id, measure.k)
-            if key not in self._coverage:
-                self._coverage[key] = per_query_coverage(
-                    self.perspectives, rankings_of(self.run(run_id)), (measure.k,))[measure.name]
-            return self._coverage[key]
-        raise InputError(self.layout.report_spec,
-                         f"measure {measure.name!r} needs {definition.needs}, which a release "
-                         "report does not provide")
+        if definition.computation == "outcome":
+            return self.scorer.vector(self.run(run_id), measure, self.layout.report_spec,
+                                      lambda k: self.vectors(run_id, k), self.k)
+        key = (self._content_key(run_id, measure.k), measure.name)
+        if key not in self._coverage:
+            self._coverage[key] = self.scorer.vector(self.run(run_id), measure,
+                                                     self.layout.report_spec)
+        return self._coverage[key]
 
     @property
     def perspectives(self) -> Mapping[str, PerspectiveQuery]:
@@ -159,8 +180,13 @@ class ReleaseContext:
         """A value computed once per context (several tables read one computation, e.g. the
         Multi³IR section's tables); ``key`` names it and its settings."""
         if key not in self._derived:
-            self._derived[key] = compute()
-        return self._derived[key]
+            before = self._reads[0]
+            value = compute()
+            self._derived[key] = (value, self._reads[0] > before)
+        value, read_rankings = self._derived[key]
+        if read_rankings:  # a later reader of a value scored from rankings reads them too
+            self._reads[0] += 1
+        return value
 
     def resampler(self, qids: Iterable[str], seed: int) -> Resampler:
         """The family Resampler of one query set and seed, shared by every table of this context

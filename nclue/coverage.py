@@ -620,8 +620,11 @@ def evaluate_coverage(queries: Mapping[str, PerspectiveQuery],
                       ks: Iterable[int] = DEFAULT_KS,
                       judgments: Optional[Mapping[str, Mapping[Tuple[str, str], bool]]] = None,
                       sources: Optional[Mapping[str, Mapping[str, str]]] = None,
-                      dispersions: Optional[Mapping[str, float]] = None) -> Dict[str, Any]:
-    """One run's coverage report.
+                      dispersions: Optional[Mapping[str, float]] = None,
+                      hard: Optional[Mapping[str, Mapping[str, float]]] = None) -> Dict[str, Any]:
+    """One run's coverage report. ``hard``: per-query HC@k vectors (by measure name) to report
+    instead of those of the rankings' order (the exact expectations over tie orders of
+    ``--ties expected``, :func:`nclue.tie_contract.hc_vector`).
 
     ``{"queries": n, "missing_queries": m, "unsupported_perspectives": u, "measures": {name:
     mean in percentage points}, "unjudged@k": total count (with judgments), "quartiles": {"hc@k":
@@ -631,6 +634,7 @@ def evaluate_coverage(queries: Mapping[str, PerspectiveQuery],
     if not queries:
         raise ValueError("no queries to evaluate")
     per_query = per_query_coverage(queries, rankings, cutoffs, judgments, sources)
+    per_query.update(hard or {})
     n = len(queries)
     report: Dict[str, Any] = {
         "queries": n,

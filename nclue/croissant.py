@@ -19,7 +19,7 @@ imports mlcroissant.
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .formats import PathLike, dumps_canonical, sha256_file
+from .formats import PathLike, dumps_canonical, iter_jsonl, sha256_file
 from .release import Release, load_release
 
 CROISSANT_NAME = "croissant.json"
@@ -117,6 +117,99 @@ def _record_set(name: str, description: str, fields: List[Dict[str, Any]],
     return record
 
 
+#: the query files of a release: the test queries, and the training / validation pools
+QUERY_FILES = (
+    ("queries", "Conjunctive requests: 2 or 3 explicit conditions and three renderings (n-Clue "
+                "paper, sec. 3.3)."),
+    ("train_queries", "Training pool (no test query, no pair of test conditions); shares single "
+                      "conditions with the test queries (DATASHEET.md)."),
+    ("val_queries", "Validation pool, built like the training pool."),
+    ("train_queries_heldout", "Training pool of the held-out-perspective runs: no condition of "
+                              "heldout_conditions.json (provenance/spin/heldout_rule.md)."),
+    ("val_queries_heldout", "Validation pool of the held-out-perspective runs: no held-out condition."),
+)
+
+#: every field a corpus.jsonl row may carry (provenance/extraction_rules.md, sec. 8)
+CORPUS_FIELDS = (
+    ("docid", "sc:Text", "Document id."),
+    ("pages", "sc:Integer", "Number of pages."),
+    ("source", "sc:Text", "Source package or collection (texlive:<package> / debian:<package>)."),
+    ("sha256", "sc:Text", "sha256 of the source file (PDF, HTML or POD)."),
+    ("package", "sc:Text", "Debian package the file came from."),
+    ("version", "sc:Text", "Version of that package."),
+    ("deb_sha256", "sc:Text", "sha256 of the package's .deb file."),
+    ("path", "sc:Text", "Path of the file inside the package."),
+    ("text_sha256", "sc:Text", "sha256 of the document's lines of the rebuilt pages.jsonl.gz "
+                               "(each canonical JSON plus a newline)."),
+    ("language", "sc:Text", "Detected language of the page text."),
+    ("title", "sc:Text", "PDF metadata title, HTML h1 or POD NAME line (null if none)."),
+    ("outline", "sc:Boolean", "Whether the section conditions came from the PDF outline (else "
+                              "from a text rule)."),
+    ("kind", "sc:Text", "How the page text was made: pdf, html-render or pod2text (v2)."),
+)
+
+#: the other JSON-lines files of a release: (stem, description, fields, key)
+OTHER_FILES = (
+    ("families", "Exact-gold-set families, the resampling unit of every interval (n-Clue paper, "
+                 "sec. 4; docs/inference.md).", [
+        ("family", "sc:Text", "Family id.", False),
+        ("golds", "sc:Text", "The family's gold documents (the exact gold set).", True),
+        ("qids", "sc:Text", "Queries with that gold set.", True)], ["family"]),
+    ("slices", "Per-query slice variables (n-Clue paper, sec. 5).", [
+        ("qid", "sc:Text", "Query id.", False),
+        ("conditions", "sc:Integer", "Number of conditions.", False),
+        ("judged_pool", "sc:Integer", "Number of judged (nonzero) documents.", False),
+        ("kinds", "sc:Text", "Condition kinds: section, entity or mixed.", False),
+        ("shortest_gold_pages", "sc:Integer", "Pages of the shortest gold document.", False)], ["qid"]),
+    ("facts/dispersion_minilm", "Per-query dispersion of the positives' MiniLM embeddings "
+                                "(Multi3IR Table 7).", [
+        ("qid", "sc:Text", "Query id.", False),
+        ("dispersion", "sc:Float", "Mean pairwise cosine distance of the positives.", False),
+        ("positives", "sc:Integer", "Number of positives it was computed over.", False)], ["qid"]),
+    ("repairs/P1", "Label version P1: every judged pair the support rule re-decided "
+                   "(audit/label_audit/support_rule_P1.md).", [
+        ("qid", "sc:Text", "Query id.", False),
+        ("docid", "sc:Text", "Document id.", False),
+        ("before", "sc:Text", "The pair's judgment on the released labels (JSON object: clues, "
+                              "gate, label, pages).", False),
+        ("after", "sc:Text", "The pair's judgment on P1 (null: no longer judged).", False),
+        ("conditions", "sc:Text", "Per condition: whether it was supported before and after, and "
+                                  "the rule that decided (JSON objects).", True)], ["qid", "docid"]),
+    ("pages", "Page text of the example's own (synthetic) documents.", [
+        ("docid", "sc:Text", "Document id.", False),
+        ("page", "sc:Integer", "1-based page number.", False),
+        ("text", "sc:Text", "The page's text.", False),
+        ("flags", "sc:Text", "Page flags (index, contents, ...).", True)], ["docid", "page"]),
+)
+
+
+def _keys_of(path: Path) -> set:
+    """Every top-level key of a JSON-lines file's records (gzip or plain)."""
+    keys: set = set()
+    for _, obj in iter_jsonl(path):
+        keys.update(obj)
+    return keys
+
+
+def _queries_record_set(path: Path, stem: str, description: str) -> Dict[str, Any]:
+    source = {"fileObject": {"@id": path.name}}
+    fields = [
+        _field(stem, "qid", "sc:Text", source, "Query id."),
+        _field(stem, "conditions", "sc:Text", source, "The explicit conditions, in order.", repeated=True),
+    ]
+    if "condition_ids" in _keys_of(path):
+        fields.append(_field(stem, "condition_ids", "sc:Text", source, "Each condition's id "
+                             "(kind:name), aligned with conditions.", repeated=True))
+    fields += [
+        _field(stem, "clean", "sc:Text", source, "Clean form: each condition quoted, "
+               "joined by '; '.", column="forms", json_path="clean"),
+        _field(stem, "natural", "sc:Text", source, "Natural-language form.", column="forms",
+               json_path="natural"),
+        _field(stem, "raw", "sc:Text", source, "Raw form.", column="forms", json_path="raw"),
+    ]
+    return _record_set(stem, description, fields, key=["qid"])
+
+
 def _stem(files: List[str], stem: str) -> Optional[str]:
     for name in (f"{stem}.jsonl", f"{stem}.jsonl.gz"):
         if name in files:
@@ -138,18 +231,9 @@ def metadata(release_dir: PathLike, release: Optional[Release] = None) -> Dict[s
                                         "(listed one by one above with their sha256).",
                          "encodingFormat": JSONL, "includes": "runs/*.jsonl.gz"})
     record_sets = []
-    queries = {"fileObject": {"@id": "queries.jsonl"}}
-    record_sets.append(_record_set("queries", "Conjunctive requests: 2 or 3 explicit conditions and "
-                                   "three renderings (n-Clue paper, sec. 3.3).", [
-        _field("queries", "qid", "sc:Text", queries, "Query id."),
-        _field("queries", "conditions", "sc:Text", queries, "The explicit conditions, in order.",
-               repeated=True),
-        _field("queries", "clean", "sc:Text", queries, "Clean form: each condition quoted, "
-               "joined by '; '.", column="forms", json_path="clean"),
-        _field("queries", "natural", "sc:Text", queries, "Natural-language form.", column="forms",
-               json_path="natural"),
-        _field("queries", "raw", "sc:Text", queries, "Raw form.", column="forms", json_path="raw"),
-    ], key=["qid"]))
+    for stem, description in QUERY_FILES:
+        if f"{stem}.jsonl" in files:
+            record_sets.append(_queries_record_set(folder / f"{stem}.jsonl", stem, description))
     qrels_name = _stem(files, "qrels")
     qrels = {"fileObject": {"@id": qrels_name}}
     record_sets.append(_record_set("qrels", "Nonzero judgments; every absent (query, document) "
@@ -160,15 +244,17 @@ def metadata(release_dir: PathLike, release: Optional[Release] = None) -> Dict[s
                "document supports."),
         _field("qrels", "label", "sc:Text", qrels, "'gold' (every condition, on distinct pages) "
                "or 'subset'."),
-    ], key=["qid", "docid"]))
+    ] + ([_field("qrels", "gate", "sc:Text", qrels, "Present only on a document that supports "
+                 "every condition but fails a page gate, which makes it a subset: 'single_page' "
+                 "(all conditions on one page) or 'distinct_page' (no distinct page per "
+                 "condition); n-Clue paper, sec. 3.2.")]
+         if _keys_of(folder / qrels_name) >= {"gate"} else []), key=["qid", "docid"]))
     corpus = {"fileObject": {"@id": "corpus.jsonl"}}
+    present = _keys_of(folder / "corpus.jsonl")
     record_sets.append(_record_set("corpus", "Document metadata (no text: page text is rebuilt "
                                    "locally from the recorded, hashed sources).", [
-        _field("corpus", "docid", "sc:Text", corpus, "Document id."),
-        _field("corpus", "pages", "sc:Integer", corpus, "Number of pages."),
-        _field("corpus", "source", "sc:Text", corpus, "Source package or collection."),
-        _field("corpus", "sha256", "sc:Text", corpus, "sha256 of the source file."),
-    ], key=["docid"]))
+        _field("corpus", name, data_type, corpus, description)
+        for name, data_type, description in CORPUS_FIELDS if name in present], key=["docid"]))
     evidence_name = _stem(files, "evidence")
     if evidence_name is not None:
         evidence = {"fileObject": {"@id": evidence_name}}
@@ -179,6 +265,15 @@ def metadata(release_dir: PathLike, release: Optional[Release] = None) -> Dict[s
             _field("evidence", "pages", "sc:Text", evidence, "JSON array with one list of 1-based "
                    "page numbers per condition, in the query's condition order."),
         ], key=["qid", "docid"]))
+    for stem, description, fields, key in OTHER_FILES:
+        name = _stem(files, stem)
+        if name is None:
+            continue
+        source = {"fileObject": {"@id": name}}
+        present = _keys_of(folder / name)
+        record_sets.append(_record_set(stem.replace("/", "_"), description, [
+            _field(stem.replace("/", "_"), f, t, source, d, repeated=r)
+            for f, t, d, r in fields if f in present], key=key))
     runs = {"fileSet": {"@id": "run-files"}}
     record_sets.append(_record_set("runs", "Ranked documents per query, best first, depth <= 100 "
                                    "(score ties: see nclue.runs and nclue.ties).", [

@@ -7,7 +7,9 @@ checksum) is caught, not only hashed.
   (the construction-only entries, the size of the condition inventory, the candidate
   conjunctions and the configuration, are checked by ``nclue verify-construction`` from page
   text instead).
-* ``audit/quote_audit_<release>_summary.json``: from the audit rows beside it and the corpus.
+* ``audit/quote_audit_<release>_summary.json``: from the audit rows beside it, the corpus, the
+  release's name and the audit's fixed seed; the rows themselves against the release (the
+  seeded sample of its qrels, the construction labels and evidence).
 
 Each function returns ``(path, expected text)`` pairs or problems; the caller compares.
 """
@@ -19,7 +21,7 @@ from typing import Any, Dict, List, Tuple
 
 from .formats import dumps_canonical, iter_jsonl, jsonl_text, read_json
 from .instrument.gates import distinct_page_assignment, single_page_solvable
-from .instrument.quote_audit import summarize_audit
+from .instrument.quote_audit import QUOTE_AUDIT_SEED, sample_pairs, summarize_audit
 from .layout import ReleaseLayout
 from .release import Release, family_rows
 from .slices import query_factors, slice_rows
@@ -112,19 +114,52 @@ def stats_problems(release: Release, layout: ReleaseLayout) -> List[str]:
     return problems
 
 
-def audit_summaries(root: Path) -> List[Tuple[Path, str]]:
-    """Expected text of every ``audit/quote_audit_<release>_summary.json`` with its rows and
-    release present."""
-    out = []
-    for rows_path in sorted((root / "audit").glob("quote_audit_*.jsonl")):
-        release_name = rows_path.name[len("quote_audit_"):-len(".jsonl")]
-        summary_path = rows_path.with_name(f"quote_audit_{release_name}_summary.json")
-        layout = ReleaseLayout(root / "data" / release_name)
-        if not summary_path.exists() or not layout.is_release():
-            continue
-        shipped = read_json(summary_path)
-        rows = [obj for _, obj in iter_jsonl(rows_path)]
-        source_of = {obj["docid"]: obj["source"] for _, obj in iter_jsonl(layout.corpus)}
-        summary = summarize_audit(rows, source_of, shipped.get("release"), shipped.get("seed"))
-        out.append((summary_path, dumps_canonical(summary, indent=2) + "\n"))
-    return out
+def audit_summary_path(root: Path, release_name: str) -> Tuple[Path, Path]:
+    """``(rows, summary)`` paths of a release's quote-backed audit under ``audit/``."""
+    rows = root / "audit" / f"quote_audit_{release_name}.jsonl"
+    return rows, rows.with_name(f"quote_audit_{release_name}_summary.json")
+
+
+def audit_rows_problems(release: Release, rows: List[Dict[str, Any]], rows_path: Path,
+                        seed: int = QUOTE_AUDIT_SEED) -> List[str]:
+    """What the audit rows contradict in the release: the pairs must be the stratified sample
+    that ``seed`` (the audit's fixed seed, :data:`nclue.instrument.quote_audit.QUOTE_AUDIT_SEED`,
+    never a value read from the audit files) draws from the release's qrels, in the same
+    strata; each row's construction side must be the released label, and its conditions the
+    query's, supported where the release's evidence has pages. The re-check side (quotes found
+    in page text) needs the page text: ``nclue verify-construction --check-audit``."""
+    qrels = [{"qid": j.qid, "docid": j.docid, "label": j.label, "gate": j.gate}
+             for qid in sorted(release.judgments) for j in release.judgments[qid].values()]
+    drawn = [(stratum, r["qid"], r["docid"]) for stratum, r in sample_pairs(qrels, len(rows), seed)]
+    shipped = [(r.get("stratum"), r.get("qid"), r.get("docid")) for r in rows]
+    problems = []
+    if drawn != shipped:
+        first = next(i for i, (a, b) in enumerate(zip(drawn + [None] * len(rows), shipped)) if a != b)
+        problems.append(f"{rows_path}:{first + 1}: not the pair the audit's seed {seed} draws from the "
+                        f"release's qrels (expected {drawn[first] if first < len(drawn) else None})")
+    for number, row in enumerate(rows, start=1):
+        qid, docid = row.get("qid"), row.get("docid")
+        judgment = release.judgments.get(qid, {}).get(docid)
+        if judgment is None:
+            continue  # reported above: not a drawn pair
+        construction = row.get("construction") or {}
+        if (construction.get("clues"), construction.get("label"), construction.get("gate")) != \
+                (judgment.clues, judgment.label, judgment.gate):
+            problems.append(f"{rows_path}:{number}: construction label differs from the release's qrels")
+        conditions = [c.get("condition_id") for c in row.get("conditions") or []]
+        recorded = list(release.queries[qid].condition_ids)
+        if recorded and conditions != recorded:
+            problems.append(f"{rows_path}:{number}: conditions differ from the query's")
+        elif release.evidence_loaded and (qid, docid) in release.evidence:
+            supported = [bool(pages) for pages in release.evidence[(qid, docid)]]
+            if [bool(c.get("construction")) for c in row["conditions"]] != supported:
+                problems.append(f"{rows_path}:{number}: construction decisions differ from the release's evidence")
+    return problems
+
+
+def audit_summary_text(release: Release, rows: List[Dict[str, Any]],
+                       seed: int = QUOTE_AUDIT_SEED) -> str:
+    """Expected text of ``audit/quote_audit_<release>_summary.json``: from the audit rows, the
+    release's corpus, its name and the audit's fixed seed (nothing read from the summary)."""
+    source_of = {docid: doc.source for docid, doc in release.corpus.items()}
+    return dumps_canonical(summarize_audit(rows, source_of, release.name, seed), indent=2) + "\n"

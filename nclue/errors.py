@@ -38,7 +38,7 @@ class InputError(NclueError):
         where = self.path if line is None else f"{self.path}:{line}"
         super().__init__(f"{where}: {problem}")
 
-    def __reduce__(self):  # picklable, so a worker process (reproduce --jobs) can raise it
+    def __reduce__(self):  # picklable (problem text and line kept as given)
         return (InputError, (self.path, self.problem, self.line))
 
 

@@ -16,7 +16,7 @@ import json
 import math
 import os
 import zlib
-from typing import Any, Dict, Iterable, Iterator, List, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from .errors import InputError
 from .outputs import write_output
@@ -147,32 +147,65 @@ def _chunks(path: PathLike) -> Iterator[bytes]:
             first = _read(handle, path)
 
 
-def iter_lines(path: PathLike) -> Iterator[Tuple[int, str]]:
+#: the longest line read (bytes, without its newline): a longer one is refused by name, so that
+#: memory stays bounded on any input (a 1 GiB file without a newline, /dev/zero). A run line of
+#: 100 documents with page scores is a few kB; a qrels line a few dozen bytes.
+MAX_LINE_BYTES = 64 << 20
+
+
+def iter_lines(path: PathLike, limit: Optional[int] = None) -> Iterator[Tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line of a UTF-8 file (gzip allowed), streamed.
 
     Lines are split on ``\\n`` (the ``\\n`` is not part of the text; a final line without it
-    counts). A BOM on line 1 and invalid UTF-8 are InputErrors naming the line.
+    counts). A BOM on line 1, invalid UTF-8 and a line longer than ``limit`` bytes (default
+    :data:`MAX_LINE_BYTES`) are InputErrors naming the line; at most ``limit`` bytes of a line
+    are held before it is refused.
     """
+    limit = MAX_LINE_BYTES if limit is None else limit
     number = 0
     pieces: List[bytes] = []  # the current, unfinished line
+    pending = 0  # its length so far
     for chunk in _chunks(path):
         if b"\n" not in chunk:
+            pending += len(chunk)
+            if pending > limit:
+                raise InputError(path, f"line longer than {_size(limit)} (the longest line nclue reads); "
+                                       "is this a line file?", number + 1)
             pieces.append(chunk)
             continue
         lines = chunk.split(b"\n")
         if pieces:
+            if pending + len(lines[0]) > limit:
+                raise InputError(path, f"line longer than {_size(limit)} (the longest line nclue reads); "
+                                       "is this a line file?", number + 1)
             pieces.append(lines[0])
             lines[0] = b"".join(pieces)
             pieces = []
+            pending = 0
         tail = lines.pop()
         if tail:
             pieces.append(tail)
+            pending = len(tail)
         for raw in lines:
             number += 1
+            if len(raw) > limit:
+                raise InputError(path, f"line longer than {_size(limit)} (the longest line nclue reads); "
+                                       "is this a line file?", number)
             yield number, _decode(raw, path, number)
     if pieces:
         number += 1
+        if pending > limit:
+            raise InputError(path, f"line longer than {_size(limit)} (the longest line nclue reads); "
+                                   "is this a line file?", number)
         yield number, _decode(b"".join(pieces), path, number)
+
+
+def _size(n: int) -> str:
+    """``64 MiB``, ``512 bytes``: a byte count in words."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n:,} bytes"
 
 
 def _decode(raw: bytes, path: PathLike, number: int) -> str:
@@ -292,13 +325,31 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+#: digests of the files hashed in this process, by file identity (see :func:`sha256_file`)
+_DIGESTS: Dict[Tuple[int, int, int, int, int], str] = {}
+
+
 def sha256_file(path: PathLike) -> str:
-    """Hex SHA-256 of a file's bytes (as stored, not decompressed)."""
+    """Hex SHA-256 of a file's bytes (as stored, not decompressed).
+
+    Each distinct file is hashed once per process and its digest shared by every check that
+    asks (SHA256SUMS, runs/index.json, Croissant, weights): it is kept under the file's identity
+    (device, inode, size, modification and change times in ns), so a file that is written,
+    replaced or touched in between is hashed again."""
+    before = os.stat(path)
+    key = (before.st_dev, before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns)
+    known = _DIGESTS.get(key)
+    if known is not None:
+        return known
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    return digest.hexdigest()
+    value = digest.hexdigest()
+    after = os.stat(path)
+    if (after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns) == key[1:]:
+        _DIGESTS[key] = value  # unchanged while it was read
+    return value
 
 
 def list_of_str(value: Any, what: str, path: PathLike, line: int) -> List[str]:

@@ -14,7 +14,17 @@ from .formats import (PathLike, dumps_canonical, read_text, sha256_bytes, sha256
 
 # Folders whose files are release artefacts covered by SHA256SUMS and MANIFEST.json.
 RELEASE_FOLDERS = ("data", "reference_metrics", "audit", "provenance", "claims")
+#: The code: verified like the data (an edited module or a new file fails by name). Bytecode
+#: caches (``__pycache__/``) are not code; reproduce.py never reads them (``sys.pycache_prefix``).
+CODE_ENTRIES = ("nclue", "producers", "reproduce.py", "tests", "tools")
+#: Everything SHA256SUMS covers (every file under these, except MANIFEST.json's own line).
+COVERED = RELEASE_FOLDERS + CODE_ENTRIES
 HEX = set("0123456789abcdef")
+
+
+def _bytecode_cache(parts: Tuple[str, ...]) -> bool:
+    """A path inside a ``__pycache__`` folder (Python's own, outside what is verified)."""
+    return "__pycache__" in parts[:-1] or (parts[-1] == "__pycache__")
 
 
 def safe_relative_path(root: Path, text: str, where: PathLike, line: int) -> Path:
@@ -58,9 +68,16 @@ def parse_sha256sums(path: PathLike, root: PathLike) -> List[Tuple[str, str]]:
 def verify_sha256sums(root: PathLike, sums_name: str = "SHA256SUMS") -> Tuple[int, List[str]]:
     """Check every listed file; returns (files checked, list of problems)."""
     root_path = Path(root)
-    sums = root_path / sums_name
+    entries = parse_sha256sums(root_path / sums_name, root_path)
+    return len(entries), verify_entries(root_path, entries, sums_name)
+
+
+def verify_entries(root: PathLike, entries: Iterable[Tuple[str, str]],
+                   sums_name: str = "SHA256SUMS") -> List[str]:
+    """The problems of parsed ``SHA256SUMS`` entries: a listed file missing, or its digest
+    different (each file hashed once per process: :func:`nclue.formats.sha256_file`)."""
+    root_path = Path(root)
     problems = []
-    entries = parse_sha256sums(sums, root_path)
     for digest, name in entries:
         target = root_path / name
         if not target.is_file():
@@ -69,19 +86,25 @@ def verify_sha256sums(root: PathLike, sums_name: str = "SHA256SUMS") -> Tuple[in
         actual = sha256_file(target)
         if actual != digest:
             problems.append(f"{name}: sha256 {actual} differs from {sums_name} ({digest})")
-    return len(entries), problems
+    return problems
 
 
-def release_files(root: PathLike, folders: Iterable[str] = RELEASE_FOLDERS) -> List[str]:
-    """Sorted relative paths of every regular file under the release folders (no hidden files)."""
+def release_files(root: PathLike, folders: Iterable[str] = COVERED) -> List[str]:
+    """Sorted relative paths of every regular file under the release folders and the code (no
+    hidden files, no bytecode caches)."""
     root_path = Path(root)
     names = []
     for folder in folders:
         base = root_path / folder
+        if base.is_file() and not base.is_symlink():
+            names.append(folder)
+            continue
         if not base.is_dir():
             continue
         for path in base.rglob("*"):
             rel = path.relative_to(root_path)
+            if folder in CODE_ENTRIES and rel.name.endswith(".pyc"):
+                continue  # bytecode is not code: a stray one is refused (unlisted_entries)
             if path.is_file() and not path.is_symlink() and not any(p.startswith(".") or p == "__pycache__" for p in rel.parts):
                 names.append(rel.as_posix())
     return sorted(names)
@@ -126,7 +149,7 @@ def manifest_from_sums(root: PathLike, entries: Iterable[Tuple[str, str]],
 
 
 def sha256sums_text(root: PathLike, manifest: str) -> str:
-    """The exact text of ``SHA256SUMS``: every release file, plus ``MANIFEST.json`` itself."""
+    """The exact text of ``SHA256SUMS``: every release and code file, plus ``MANIFEST.json``."""
     root_path = Path(root)
     lines = [f"{sha256_file(root_path / name)}  {name}\n" for name in release_files(root_path)]
     lines.append(f"{sha256_bytes(manifest.encode('utf-8'))}  MANIFEST.json\n")
@@ -145,10 +168,11 @@ def write_integrity_files(root: PathLike) -> Dict[str, int]:
 
 
 def unlisted_entries(root: PathLike, listed: Iterable[str],
-                     folders: Iterable[str] = RELEASE_FOLDERS) -> List[str]:
-    """Every entry under the release folders that SHA256SUMS does not list: untracked files,
-    hidden files, ``__pycache__``, symbolic links and other non-regular files (folders that
-    hold a listed file are fine)."""
+                     folders: Iterable[str] = COVERED) -> List[str]:
+    """Every entry under the release folders and the code that SHA256SUMS does not list:
+    untracked files (a new module too), hidden files, symbolic links and other non-regular files,
+    and ``__pycache__`` in a release folder (folders that hold a listed file are fine; in the code
+    folders, Python's ``__pycache__`` is left alone: reproduce.py does not read it)."""
     root_path = Path(root)
     listed_set = set(listed)
     parents = {PurePosixPath(n).parent.as_posix() for n in listed_set}
@@ -158,10 +182,13 @@ def unlisted_entries(root: PathLike, listed: Iterable[str],
         base = root_path / folder
         if not base.exists() and not base.is_symlink():
             continue
-        for path in sorted([base] + list(base.rglob("*"))):
+        code = folder in CODE_ENTRIES
+        for path in sorted([base] + (list(base.rglob("*")) if base.is_dir() and not base.is_symlink() else [])):
             rel = path.relative_to(root_path).as_posix()
+            if code and _bytecode_cache(PurePosixPath(rel).parts) and not path.is_symlink():
+                continue
             if path.is_symlink():
-                out.append(f"{rel}: a symbolic link inside a release folder")
+                out.append(f"{rel}: a symbolic link inside a {'code' if code else 'release'} folder")
             elif path.is_dir():
                 if rel not in parents:
                     out.append(f"{rel}/: a folder with no file listed in SHA256SUMS")

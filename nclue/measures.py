@@ -43,18 +43,84 @@ DENOMINATORS: Mapping[str, str] = {
 NEEDS = ("ranking", "pages", "perspectives", "judgments", "sources")
 
 _NAME = re.compile(r"^([a-z][a-z0-9_]*)(?:@([0-9]+))?$")
-_ALIAS = re.compile(r"^(gold:)?([A-Za-z][A-Za-z_]*?)(?:[@._]([0-9]+))?$")
+_ALIAS = re.compile(r"^(gold:)?([A-Za-z][A-Za-z_]*?)(?:([@._])([0-9]+))?$")
 
-#: ir_measures / trec_eval names that mean exactly a registry measure, with the qrels they need:
-#: ``nDCG@10`` (ir_measures) and ``ndcg_cut.10`` (trec_eval) on the release's graded qrels (grade
-#: = clue count) are graded NDCG@10 (equal under ``--ties trec_eval``); on the gold-only binary
-#: qrels (``nclue export-trec --grades gold``), written with a ``gold:`` prefix, ``nDCG@10`` is
-#: Gold-NDCG@10 and ``Success@10`` is Gold Hit@10.
-ALIASES: Mapping[Tuple[bool, str], str] = {
-    (False, "nDCG"): "graded_ndcg", (False, "ndcg_cut"): "graded_ndcg",
-    (True, "nDCG"): "gold_ndcg", (True, "ndcg_cut"): "gold_ndcg",
-    (True, "Success"): "gold_hit", (True, "success"): "gold_hit",
+#: How a measure's per-query values are computed from one order of a ranking (the
+#: ``computation`` of :class:`MeasureDef`; :mod:`nclue.tie_contract` implements each).
+COMPUTATIONS: Mapping[str, str] = {
+    "outcome": "its per-query function of the query's outcome record (nclue.query_outcomes)",
+    "hard_coverage": "HC@k of the query's perspectives (nclue.coverage, Multi³IR eq. 5)",
+    "coverage": "nclue.coverage, from inputs a release scorer does not hold (judgments, document "
+                "sources) or per perspective; `nclue coverage` and the Multi³IR tables",
 }
+
+#: How a measure's exact expectation over uniformly random orders within tie groups (the tie
+#: rule ``expected``) is computed (the ``expectation`` of :class:`MeasureDef`; ``None``: it is
+#: not, and ``--ties expected`` refuses the measure). :mod:`nclue.tie_contract` implements each
+#: and ``tests/test_tie_contract.py`` checks every registered measure against enumeration.
+EXPECTATIONS: Mapping[str, str] = {
+    "outcome_fields": "its per-query function of the expected outcome record, whose fields hold "
+                      "exact expectations (nclue.ties): exact for a function affine in them",
+    "first_ranks": "its per-query function summed over the exact joint law of the first-gold and "
+                   "first-subset ranks over tie orders (nclue.ties.first_rank_law): exact for a "
+                   "function of those ranks (plus an affine function of the other fields)",
+    "hard_coverage": "the mean over perspectives of the exact probability that a supporting "
+                     "document reaches the top k (nclue.ties.expected_hard_coverage)",
+}
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A name another tool gives a measure, and the registry measure it means exactly.
+
+    ``tool`` is ``ir_measures`` or ``trec_eval``; ``separators`` the ways that tool writes a
+    cutoff (``nDCG@10``; ``ndcg_cut.10`` on trec_eval's command line, ``ndcg_cut_10`` in its
+    output); ``gold``: on the gold-only binary qrels (``nclue export-trec --grades gold``,
+    written with a ``gold:`` prefix) rather than the graded ones (grade = clue count).
+    ``target`` is the registry key it means with a cutoff (None: no cutoff form is an alias);
+    ``uncut`` the reason the name without a cutoff is refused (None: it takes no cutoff and
+    maps to ``target``, which then has none either).
+    """
+
+    tool: str
+    name: str
+    separators: str
+    gold: bool
+    target: Optional[str]
+    uncut: Optional[str]
+
+
+_WHOLE = ("without a cutoff is NDCG over the whole ranking, which nclue does not compute; give a "
+          "cutoff, e.g. {name}{sep}10")
+_REQUIRED = "requires a cutoff, e.g. {name}{sep}10"
+_CUTS = ("without a cutoff reports every default cutoff (5, 10, 15, 20, 30, 100, 200, 500, 1000); "
+         "give one, e.g. {name}{sep}10")
+_SUCCESS_CUTS = "without a cutoff reports cutoffs 1, 5 and 10; give one, e.g. {name}{sep}10"
+_NDCG = ("takes no cutoff: it is NDCG over the whole ranking, which nclue does not compute; "
+         "trec_eval's ndcg_cut.k is {target}@k")
+
+#: ir_measures / trec_eval names that mean exactly a registry measure (equal under ``--ties
+#: trec_eval``: both tools break score ties by docid descending). On the release's graded qrels
+#: (grade = clue count) ``nDCG@10`` / ``ndcg_cut.10`` are graded NDCG@10; on the gold-only
+#: binary qrels (``gold:`` prefix) they are Gold-NDCG@10 and ``Success@10`` / ``success.10``
+#: Gold Hit@10. ``tests/test_measures.py`` checks each against ir_measures' and trec_eval's
+#: documented definitions.
+ALIASES: Tuple[Alias, ...] = tuple(
+    Alias(tool, name, seps, gold, target,
+          uncut.format(name=("gold:" if gold else "") + name, sep=seps[0],
+                       target="gold_ndcg" if gold else "graded_ndcg"))
+    for tool, name, seps, gold, target, uncut in (
+        ("ir_measures", "nDCG", "@", False, "graded_ndcg", _WHOLE),
+        ("ir_measures", "NDCG", "@", False, "graded_ndcg", _WHOLE),
+        ("ir_measures", "nDCG", "@", True, "gold_ndcg", _WHOLE),
+        ("ir_measures", "NDCG", "@", True, "gold_ndcg", _WHOLE),
+        ("ir_measures", "Success", "@", True, "gold_hit", _REQUIRED),
+        ("trec_eval", "ndcg_cut", "._", False, "graded_ndcg", _CUTS),
+        ("trec_eval", "ndcg_cut", "._", True, "gold_ndcg", _CUTS),
+        ("trec_eval", "success", "._", True, "gold_hit", _SUCCESS_CUTS),
+        ("trec_eval", "ndcg", "._", False, None, _NDCG),
+        ("trec_eval", "ndcg", "._", True, None, _NDCG),
+    ))
 
 #: trec_eval's measure families among the aliases, in the order trec_eval prints them (its
 #: measure table, ``measures.c``): ``trec_eval -q`` prints, per query, ``ndcg_cut_<k>`` before
@@ -73,22 +139,35 @@ NO_EQUIVALENT: Mapping[str, str] = {
 }
 
 
+def _possessive(tool: str) -> str:
+    return f"{tool}'" if tool.endswith("s") else f"{tool}'s"
+
+
+def find_alias(gold: bool, name: str) -> Optional[Alias]:
+    """The alias ``name`` (with or without the ``gold:`` prefix), or None."""
+    return next((a for a in ALIASES if a.gold == gold and a.name == name), None)
+
+
 def trec_eval_name(text: str, default_k: Optional[int] = None) -> Optional[Tuple[int, int, str]]:
     """trec_eval's printed name of a measure asked for by its trec_eval name, else None.
 
     ``ndcg_cut.10`` / ``gold:ndcg_cut.10`` -> ``ndcg_cut_10``; ``gold:success.5`` -> ``success_5``
-    (``trec_eval -m ndcg_cut.10 -q`` prints ``ndcg_cut_10``); a bare family takes ``default_k``.
-    Returned as ``(family index, cutoff, name)``, so that sorting gives trec_eval's print order
-    (:data:`TREC_EVAL_FAMILIES`). Registry names and ir_measures names (``nDCG@10``) give None.
+    (``trec_eval -m ndcg_cut.10 -q`` prints ``ndcg_cut_10``). A bare family gives None: an alias
+    takes no default cutoff (:meth:`MeasureRegistry.parse` refuses it with the reason);
+    ``default_k`` is accepted for the callers' signature. Returned as ``(family index, cutoff,
+    name)``, so that sorting gives trec_eval's print order (:data:`TREC_EVAL_FAMILIES`). Registry
+    names and ir_measures names (``nDCG@10``) give None.
     """
-    alias = _ALIAS.match(text) if isinstance(text, str) else None
-    if alias is None or alias.group(2) not in TREC_EVAL_FAMILIES:
+    found = _ALIAS.match(text) if isinstance(text, str) else None
+    if found is None or found.group(2) not in TREC_EVAL_FAMILIES:
         return None
-    gold, family, k_text = bool(alias.group(1)), alias.group(2), alias.group(3)
-    if (gold, family) not in ALIASES:
+    gold, family, sep, k_text = (bool(found.group(1)), found.group(2), found.group(3),
+                                 found.group(4))
+    alias = find_alias(gold, family)
+    if alias is None or alias.target is None or k_text is None or sep not in alias.separators:
         return None
-    k = int(k_text) if k_text is not None else default_k
-    if k is None or k < 1:
+    k = int(k_text)
+    if k < 1:
         return None
     return TREC_EVAL_FAMILIES.index(family), k, f"{family}_{k}"
 
@@ -100,6 +179,13 @@ class MeasureDef:
     ``per_query`` maps one :class:`nclue.metrics.QueryOutcome` to the query's value in [0, 1],
     or ``None`` where the query is outside the denominator; it is ``None`` for measures computed
     elsewhere (the coverage measures of :mod:`nclue.coverage`).
+
+    The measure's tie contract (:mod:`nclue.tie_contract`): ``computation`` (a key of
+    :data:`COMPUTATIONS`) says how its per-query values come from one order of a ranking, used
+    under the tie rules ``input`` and ``trec_eval``; ``expectation`` (a key of
+    :data:`EXPECTATIONS`, or None) how its exact expectation over tie orders is computed under
+    ``expected``. A measure without an ``expectation`` is refused under ``expected``, never
+    approximated.
     """
 
     key: str
@@ -112,10 +198,26 @@ class MeasureDef:
     per_query: Optional[Callable[[Any], Optional[float]]] = None
     scorecard: bool = False
     aliases: Tuple[str, ...] = ()
+    computation: str = "outcome"
+    expectation: Optional[str] = None
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z][a-z0-9_]*$", self.key):
             raise ValueError(f"measure key {self.key!r}: lower-case letters, digits and '_'")
+        if self.computation not in COMPUTATIONS:
+            raise ValueError(f"measure {self.key!r}: unknown computation {self.computation!r}")
+        if (self.per_query is not None) != (self.computation == "outcome"):
+            raise ValueError(f"measure {self.key!r}: a per-query function is exactly the "
+                             "'outcome' computation")
+        if self.expectation is not None and self.expectation not in EXPECTATIONS:
+            raise ValueError(f"measure {self.key!r}: unknown expectation {self.expectation!r}")
+        outcome_kinds = ("outcome_fields", "first_ranks")
+        if self.expectation is not None and (self.computation == "outcome") != (
+                self.expectation in outcome_kinds):
+            raise ValueError(f"measure {self.key!r}: expectation {self.expectation!r} does not "
+                             f"fit computation {self.computation!r}")
+        if self.expectation == "hard_coverage" and self.computation != "hard_coverage":
+            raise ValueError(f"measure {self.key!r}: expectation 'hard_coverage' is HC's")
         if self.denominator not in DENOMINATORS:
             raise ValueError(f"measure {self.key!r}: unknown denominator {self.denominator!r}")
         if self.needs not in NEEDS:
@@ -221,12 +323,13 @@ class MeasureRegistry:
         """
         match = _NAME.match(text) if isinstance(text, str) else None
         if match is None or match.group(1) not in self._defs:
-            alias = _ALIAS.match(text) if isinstance(text, str) else None
-            if alias is not None:
-                gold, name, k_text = bool(alias.group(1)), alias.group(2), alias.group(3)
-                if (gold, name) in ALIASES:
-                    return self.parse(ALIASES[(gold, name)] + (f"@{k_text}" if k_text else ""),
-                                      default_k, where)
+            found = _ALIAS.match(text) if isinstance(text, str) else None
+            if found is not None:
+                gold, name, sep, k_text = (bool(found.group(1)), found.group(2), found.group(3),
+                                           found.group(4))
+                alias = find_alias(gold, name)
+                if alias is not None:
+                    return self._alias(alias, text, sep, k_text, where)
                 if name in NO_EQUIVALENT:
                     raise InputError(where, f"{text!r} has no exact nclue equivalent "
                                             f"({NO_EQUIVALENT[name]})")
@@ -244,6 +347,23 @@ class MeasureRegistry:
         if k is None or k < 1:
             raise InputError(where, f"measure {key!r} needs a cutoff >= 1, e.g. {key}@10")
         return Measure(key, k)
+
+    def _alias(self, alias: Alias, text: str, sep: Optional[str], k_text: Optional[str],
+               where: Any) -> Measure:
+        """The registry measure an alias means exactly, or a refusal naming the reason (an alias
+        never takes a default cutoff: ``nDCG`` is not ``nDCG@10``)."""
+        if k_text is None:
+            if alias.uncut is not None:
+                raise InputError(where, f"{text!r}: {_possessive(alias.tool)} {alias.name} "
+                                        f"{alias.uncut}")
+            return self.parse(str(alias.target), None, where)
+        if alias.target is None:
+            raise InputError(where, f"{text!r} has no exact nclue equivalent "
+                                    f"({_possessive(alias.tool)} {alias.name} {alias.uncut})")
+        if sep not in alias.separators:
+            raise InputError(where, f"{text!r}: {alias.tool} writes the cutoff as "
+                                    f"{alias.name}{alias.separators[0]}{k_text}")
+        return self.parse(f"{alias.target}@{k_text}", None, where)
 
     def header(self, measure: Measure) -> str:
         """The column header of a measure: its title with the cutoff (``n-Clue Score@10``)."""
@@ -301,62 +421,67 @@ def _full_coverage(o: Any) -> Optional[float]:
     return o.full_coverage
 
 
+FIELDS = "outcome_fields"  # the expectation of every built-in outcome measure
+
 BUILTIN: Tuple[MeasureDef, ...] = (
     MeasureDef("nclue_score", "n-Clue Score", True,
                "100/|Q| · Σ 1[r_G ≤ k ∧ r_G < r_S]; r_G / r_S = rank of the first gold / first "
                "judged subset (∞ if none retrieved)",
-               f"{NCLUE}, sec. 3.1", per_query=_nclue, scorecard=True),
+               f"{NCLUE}, sec. 3.1", per_query=_nclue, scorecard=True, expectation=FIELDS),
     MeasureDef("gold_hit", "Gold Hit", True, "a gold in the top k",
-               f"{NCLUE}, sec. 3.1", per_query=_gold_hit, scorecard=True),
+               f"{NCLUE}, sec. 3.1", per_query=_gold_hit, scorecard=True, expectation=FIELDS),
     MeasureDef("gold_ndcg", "Gold-NDCG", True,
                "binary gain on golds, 1/log2(rank+1), ideal from the query's gold count",
-               f"{NCLUE}, sec. 3.1", per_query=_gold_ndcg, scorecard=True),
+               f"{NCLUE}, sec. 3.1", per_query=_gold_ndcg, scorecard=True, expectation=FIELDS),
     MeasureDef("graded_ndcg", "graded NDCG", True,
                "gain = clue count (trec_eval's linear gain), log2 discount, ideal from every "
                "judged document; equals trec_eval `ndcg_cut.k` under `--ties trec_eval`",
-               f"{NCLUE}, sec. 3.1", per_query=_graded_ndcg, scorecard=True),
+               f"{NCLUE}, sec. 3.1", per_query=_graded_ndcg, scorecard=True, expectation=FIELDS),
     MeasureDef("auc", "AUC", False,
                "per query, share of (gold, subset) pairs with the gold ranked higher; "
                "unretrieved documents tie at ∞ (a pair of two unretrieved counts ½)",
                f"{NCLUE}, sec. 3.1", denominator="gold_and_subset", per_query=_auc,
-               scorecard=True),
+               scorecard=True, expectation=FIELDS),
     MeasureDef("complete_first", "Complete first", True,
                "the n-Clue event: a top-k gold before every judged subset (outcome 1 of 3)",
-               f"{NCLUE}, Table 4", per_query=_nclue),
+               f"{NCLUE}, Table 4", per_query=_nclue, expectation=FIELDS),
     MeasureDef("subset_first", "Subset first", True,
                "a top-k gold, but a judged subset ranked before it (outcome 2 of 3)",
-               f"{NCLUE}, Table 4", per_query=_subset_first),
+               f"{NCLUE}, Table 4", per_query=_subset_first, expectation=FIELDS),
     MeasureDef("no_gold", "No gold", True,
                "no gold in the top k (outcome 3 of 3; the three outcomes sum to 100)",
-               f"{NCLUE}, Table 4", per_query=_no_gold),
+               f"{NCLUE}, Table 4", per_query=_no_gold, expectation=FIELDS),
     MeasureDef("gold_support", "Gold+Support", True,
                "some top-k gold's three highest-scoring distinct pages intersect the stored "
                "support of every condition", f"{NCLUE}, sec. 4.4, Table S5b",
-               denominator="page_scored", needs="pages", per_query=_gold_support),
+               denominator="page_scored", needs="pages", per_query=_gold_support,
+               expectation=FIELDS),
     MeasureDef("condition_coverage", "Cond. coverage", True,
                "share of conditions whose support some top-k gold's three surfaced pages "
                "intersect", f"{NCLUE}, Table 8", denominator="gold_hit", needs="pages",
-               per_query=_condition_coverage),
+               per_query=_condition_coverage, expectation=FIELDS),
     MeasureDef("full_coverage", "Full coverage", True,
                "one top-k gold's three surfaced pages cover every condition",
                f"{NCLUE}, Table 8", denominator="gold_hit", needs="pages",
-               per_query=_full_coverage),
+               per_query=_full_coverage, expectation=FIELDS),
     MeasureDef("hc", "HC", True,
                "hard perspective coverage: share of a query's conditions (perspectives) that "
-               "some top-k document supports", f"{MULTI3IR}, eq. 5", needs="perspectives"),
+               "some top-k document supports", f"{MULTI3IR}, eq. 5", needs="perspectives",
+               computation="hard_coverage", expectation="hard_coverage"),
     MeasureDef("sc", "SC", True,
                "soft coverage: share of perspectives a top-k document is judged to fully "
-               "support", f"{MULTI3IR}, eq. 6", needs="judgments"),
+               "support", f"{MULTI3IR}, eq. 6", needs="judgments", computation="coverage"),
     MeasureDef("unjudged", "Unjudged", True,
                "count of (perspective, top-k document) pairs without a judgment (SC@k's gaps)",
-               f"{MULTI3IR}, eq. 6", needs="judgments"),
+               f"{MULTI3IR}, eq. 6", needs="judgments", computation="coverage"),
     MeasureDef("source_coverage", "Source coverage", True,
                "share of the distinct sources among a query's gold documents that the top k "
-               "covers", f"{MULTI3IR}, Table 6", denominator="with_gold", needs="sources"),
+               "covers", f"{MULTI3IR}, Table 6", denominator="with_gold", needs="sources",
+               computation="coverage"),
     MeasureDef("perspective_hit", "Hit", True,
                "per perspective: some top-k document supports it (Figure 4 ranks a query's "
                "perspectives by it; their mean over the query is HC@k)",
-               f"{MULTI3IR}, sec. 4.1, Figure 4", needs="perspectives"),
+               f"{MULTI3IR}, sec. 4.1, Figure 4", needs="perspectives", computation="coverage"),
 )
 
 REGISTRY = MeasureRegistry(BUILTIN)

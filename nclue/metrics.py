@@ -38,18 +38,14 @@ from .query_outcomes import (PAGES_PER_GOLD, QueryFacts, QueryOutcome, first_ran
                              pairwise_auc, query_facts, query_outcome, surfaced_pages)
 from .release import Release
 from .runs import Run
-from .ties import expected_outcomes
+from .tie_contract import outcome_records, outcome_vectors
+
 
 def outcomes(release: Release, run: Run, k: int = DEFAULT_K,
              facts: Optional[Mapping[str, QueryFacts]] = None) -> Dict[str, QueryOutcome]:
-    """Per-query outcomes for every query of the release (sorted by qid)."""
-    if k < 1:
-        raise ValueError("k must be at least 1")
-    facts = facts if facts is not None else query_facts(release)
-    if run.tie_rule == "expected":  # exact expectations over tie orders (nclue.ties)
-        return expected_outcomes(facts, run, k)
-    page_scored = is_page_scored(run)
-    return {qid: query_outcome(f, run.rankings.get(qid), k, page_scored) for qid, f in facts.items()}
+    """Per-query outcome records for every query of the release (sorted by qid), under the run's
+    tie rule (:func:`nclue.tie_contract.outcome_records`)."""
+    return outcome_records(facts if facts is not None else query_facts(release), run, k)
 
 
 def outcome_measures(k: int = DEFAULT_K, registry: MeasureRegistry = REGISTRY) -> Tuple[Measure, ...]:
@@ -60,25 +56,24 @@ def outcome_measures(k: int = DEFAULT_K, registry: MeasureRegistry = REGISTRY) -
 
 def per_query_from_outcomes(results: Mapping[str, QueryOutcome], k: int,
                             registry: MeasureRegistry = REGISTRY) -> Dict[str, Dict[str, float]]:
-    """Per-query vectors keyed by measure name, one per outcome measure of ``registry``.
+    """Per-query vectors keyed by measure name, one per outcome measure of ``registry`` that the
+    records' tie rule computes from the records alone (:func:`nclue.tie_contract.outcome_vectors`;
+    the records of ``expected`` hold no first ranks).
 
     A query for which a measure's function returns None is outside its denominator (e.g. AUC
     without a subset, page coverage without a top-k gold); measures no query has are dropped.
     """
-    measures = [(m.name, registry.definition(m).per_query) for m in registry.outcome_measures(k)]
-    vectors: Dict[str, Dict[str, float]] = {name: {} for name, _ in measures}
-    for qid, outcome in results.items():
-        for name, value_of in measures:
-            value = value_of(outcome)
-            if value is not None:
-                vectors[name][qid] = value
-    return {name: v for name, v in vectors.items() if v}
+    rule = "expected" if any(o.ranks is None for o in results.values()) else "input"
+    return outcome_vectors(results, rule, k, registry)
 
 
 def per_query(release: Release, run: Run, k: int = DEFAULT_K,
               facts: Optional[Mapping[str, QueryFacts]] = None) -> Dict[str, Dict[str, float]]:
-    """Per-query outcome vectors ``{measure: {qid: value}}`` (values in [0, 1])."""
-    return per_query_from_outcomes(outcomes(release, run, k, facts), k)
+    """Per-query outcome vectors ``{measure: {qid: value}}`` (values in [0, 1]) under the run's
+    tie rule."""
+    facts = facts if facts is not None else query_facts(release)
+    return outcome_vectors(outcome_records(facts, run, k), run.tie_rule, k, REGISTRY, facts,
+                           run.rankings)
 
 
 def mean_points(values: Mapping[str, float]) -> float:

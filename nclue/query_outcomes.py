@@ -3,11 +3,14 @@
 
 :mod:`nclue.metrics` turns these outcomes into per-query vectors and aggregates (and, under the
 ``expected`` tie rule, :mod:`nclue.ties` computes their exact expectations over tie orders).
+Every :class:`QueryOutcome` record, of one order or of the expectations, is made by
+:func:`build_outcome`; :mod:`nclue.tie_contract` says which record each measure reads under each
+tie rule.
 """
 
 import math
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from .release import Release
 from .runs import Ranking, Run
@@ -137,55 +140,115 @@ def page_coverage(facts: QueryFacts, ranking: Ranking, k: int) -> Tuple[bool, fl
     return full, sum(covered) / facts.n_conditions
 
 
+class RandomRankError(ValueError):
+    """A measure read ``first_gold`` / ``first_subset`` of an outcome record of the tie rule
+    ``expected``, where those ranks are random (their law is :func:`nclue.ties.first_rank_law`;
+    a measure that reads them declares ``expectation="first_ranks"``)."""
+
+
 @dataclass(frozen=True)
 class QueryOutcome:
-    """All per-query outcomes of one ranking at one cutoff."""
+    """All per-query outcomes of one ranking at one cutoff.
+
+    Under an order rule (``input``, ``trec_eval``) every field is the outcome of the scored
+    order: ``ranks`` holds (r_G, r_S) and the 0/1 fields are integers. Under ``expected`` the
+    numeric fields hold exact expectations over tie orders (probabilities for the 0/1 ones; the
+    two conditional page measures their expectations given a gold hit) and ``ranks`` is None:
+    the first ranks are random, and reading :attr:`first_gold` raises :class:`RandomRankError`.
+    Every record is made by :func:`build_outcome`.
+    """
 
     qid: str
-    first_gold: Optional[int]
-    first_subset: Optional[int]
-    nclue: int
-    gold_hit: int
-    subset_first: int
+    k: int
+    ranks: Optional[Tuple[Optional[int], Optional[int]]]
+    nclue: float
+    gold_hit: float
+    subset_first: float
     gold_ndcg: float
     graded_ndcg: float
     auc: Optional[float]
-    gold_support: Optional[int]
+    gold_support: Optional[float]
     condition_coverage: Optional[float]
-    full_coverage: Optional[int]
+    full_coverage: Optional[float]
+
+    @property
+    def first_gold(self) -> Optional[int]:
+        """r_G: the 1-based rank of the first gold, None if no gold is retrieved."""
+        return self._rank(0)
+
+    @property
+    def first_subset(self) -> Optional[int]:
+        """r_S: the 1-based rank of the first judged subset, None if none is retrieved."""
+        return self._rank(1)
+
+    def _rank(self, i: int) -> Optional[int]:
+        if self.ranks is None:
+            raise RandomRankError(f"query {self.qid!r}: the first ranks are random under the tie "
+                                  "rule 'expected'; a measure that reads them declares "
+                                  "expectation='first_ranks'")
+        return self.ranks[i]
+
+
+@dataclass(frozen=True)
+class PageOutcome:
+    """The page measures of one query (Table S5b), or their expectations: Gold+Support, and the
+    condition and full coverage given a gold hit (None without a possible gold hit)."""
+
+    gold_support: float
+    condition_coverage: Optional[float]
+    full_coverage: Optional[float]
+
+
+def build_outcome(qid: str, k: int, ranks: Optional[Tuple[Optional[int], Optional[int]]],
+                  hit: Any, success: Any, gold_ndcg_value: float, graded_ndcg_value: float,
+                  auc: Optional[Any], pages: Optional[PageOutcome]) -> QueryOutcome:
+    """The one builder of :class:`QueryOutcome` records, for every tie rule.
+
+    ``hit`` / ``success``: Gold Hit@k and n-Clue success, 0/1 under an order rule or exact
+    probabilities (Fractions) under ``expected``; subset first is ``hit - success`` (success
+    implies a hit, n-Clue paper Table 4). Probabilities are rounded to float once, here.
+    """
+    def number(value: Any) -> float:
+        return value if isinstance(value, int) else float(value)
+
+    return QueryOutcome(
+        qid=qid, k=k, ranks=ranks,
+        nclue=number(success), gold_hit=number(hit), subset_first=number(hit - success),
+        gold_ndcg=gold_ndcg_value, graded_ndcg=graded_ndcg_value,
+        auc=None if auc is None else float(auc),
+        gold_support=None if pages is None else number(pages.gold_support),
+        condition_coverage=None if pages is None or pages.condition_coverage is None
+        else float(pages.condition_coverage),
+        full_coverage=None if pages is None or pages.full_coverage is None
+        else number(pages.full_coverage),
+    )
+
+
+def rank_outcomes(first_gold: Optional[int], first_subset: Optional[int],
+                  k: int) -> Tuple[int, int]:
+    """(Gold Hit@k, n-Clue success) of the first ranks (n-Clue paper, sec. 3.1)."""
+    hit = first_gold is not None and first_gold <= k
+    complete = hit and (first_subset is None or first_gold < first_subset)
+    return int(hit), int(complete)
 
 
 def query_outcome(facts: QueryFacts, ranking: Optional[Ranking], k: int,
                   page_scored: bool = False) -> QueryOutcome:
-    """Score one query (an absent ranking is an empty one).
+    """Score one query on the order of its ranking (an absent ranking is an empty one).
 
     ``page_scored``: the run carries page scores, so the page measures are computed (a query
     without page scores then surfaces no pages).
     """
     docs = ranking.docs if ranking is not None else ()
     first_gold, first_subset = first_ranks(facts, docs)
-    hit = first_gold is not None and first_gold <= k
-    complete = hit and (first_subset is None or first_gold < first_subset)
-    gold_support = condition_cov = full_cov = None
+    hit, complete = rank_outcomes(first_gold, first_subset, k)
+    pages = None
     if page_scored:
         full, fraction = page_coverage(facts, ranking or Ranking(facts.qid, (), ()), k)
-        gold_support = int(full)
-        if hit:
-            condition_cov, full_cov = fraction, int(full)
-    return QueryOutcome(
-        qid=facts.qid,
-        first_gold=first_gold,
-        first_subset=first_subset,
-        nclue=int(complete),
-        gold_hit=int(hit),
-        subset_first=int(hit and not complete),
-        gold_ndcg=gold_ndcg(facts, docs, k),
-        graded_ndcg=graded_ndcg(facts, docs, k),
-        auc=pairwise_auc(facts, docs),
-        gold_support=gold_support,
-        condition_coverage=condition_cov,
-        full_coverage=full_cov,
-    )
+        pages = PageOutcome(int(full), fraction if hit else None, int(full) if hit else None)
+    return build_outcome(facts.qid, k, (first_gold, first_subset), hit, complete,
+                         gold_ndcg(facts, docs, k), graded_ndcg(facts, docs, k),
+                         pairwise_auc(facts, docs), pages)
 
 
 def is_page_scored(run: Run) -> bool:

@@ -43,6 +43,21 @@ Lines = Iterator[Tuple[int, str]]
 
 TIE_RULES = ("input", "trec_eval", "expected")
 ORDER_RULES = ("input", "trec_eval")  # the rules that choose one order (``expected`` chooses none)
+#: What each tie rule means, in the words every output and table prints (:func:`tie_sentence`).
+RULE_TEXT = {
+    "input": "stable file order inside tied scores, the paper's rule",
+    "trec_eval": "docid descending inside tied scores, trec_eval's rule",
+    "expected": "exact expectation over uniformly random orders inside tied scores",
+}
+
+
+def tie_sentence(ties: str) -> str:
+    """The sentence an output or table carries about its tie rule: one rule (``input``), or
+    several joined by commas (one column each, as the tie-sensitivity table has them)."""
+    rules = ties.split(",")
+    if len(rules) == 1:
+        return f"Score ties: {ties} ({RULE_TEXT[ties]})."
+    return f"Score ties: one column per rule ({', '.join(rules)})."
 _STR = frozenset((str,))
 _NUMBER = frozenset((float, int))
 
@@ -253,21 +268,6 @@ def read_trec_run(path: PathLike, release: Optional[Release] = None, ties: str =
     the tag are ignored (as trec_eval does); fewer than six fields is an error. ``qid_map``
     (:func:`nclue.exports.qids_by_topic_number`) reads the qid column as TREC topic numbers."""
     return _parse_trec(iter_lines(path), path, release, ties, run_id, allow_empty, qid_map)
-
-
-def share_scores(run: Run) -> Run:
-    """``run`` with one float object per distinct score, as the parser builds it (a run that
-    crossed a process boundary has one float object per score: pickle does not share floats,
-    which costs about 40% more memory per run). Rankings holding a zero keep their own floats
-    (0.0 and -0.0 are one dict key), as in the parser."""
-    values: Dict[float, float] = {}
-    rankings = {}
-    for qid, ranking in run.rankings.items():
-        scores = ranking.scores
-        if 0.0 not in scores:
-            scores = tuple(map(values.setdefault, scores, scores))
-        rankings[qid] = Ranking(ranking.qid, ranking.docs, scores, ranking.pages)
-    return Run(run.run_id, rankings, run.tie_rule)
 
 
 def checked_against(run: Run, release: Release, path: PathLike,

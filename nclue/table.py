@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Tuple
 
 from .measures import Measure
+from .runs import tie_sentence
 
 
 def qualified_key(qualifier: str, measure: Measure) -> str:
@@ -35,6 +36,14 @@ class Table:
     columns: Tuple[Column, ...]
     rows: Tuple[Tuple[str, str, Mapping[str, Optional[float]]], ...]  # (row key, label, cells)
     note: str = ""
+    ties: Optional[str] = None  # the tie rule its numbers were scored under (None: no ranking read)
+
+    @property
+    def printed_note(self) -> str:
+        """The note as printed: the table's note, then the sentence naming its tie rule."""
+        if self.ties is None:
+            return self.note
+        return f"{self.note} {tie_sentence(self.ties)}".strip()
 
     def cells(self) -> Dict[Tuple[str, str, str], float]:
         out = {}
@@ -63,6 +72,6 @@ class RowDecimalsTable(Table):
 
 def with_row_decimals(table: Table, row_decimals: Mapping[str, int]) -> Table:
     return RowDecimalsTable(table.table_id, table.title, table.columns, table.rows, table.note,
-                            dict(row_decimals))
+                            table.ties, dict(row_decimals))
 
 

@@ -20,13 +20,12 @@ Gold Hit with a probability strictly between 0 and 1 over the tie orders) are th
 from types import MappingProxyType
 from typing import Callable, Dict, Mapping, Optional, Tuple
 
-from .coverage import per_query_coverage
 from .errors import InputError
 from .measures import Measure
-from .metrics import (QueryFacts, QueryOutcome, is_page_scored, per_query_from_outcomes,
-                      query_facts, query_outcome)
+from .metrics import QueryFacts, QueryOutcome, is_page_scored, query_facts
 from .runs import ORDER_RULES, TIE_RULES, Ranking, Run, order_by_score
-from .ties import expected_hc_vector, expected_outcome, tie_decided_queries
+from .tie_contract import outcome_records, plan
+from .ties import tie_decided_queries
 
 Vector = Dict[str, float]
 
@@ -111,40 +110,35 @@ class TieView:
         """Per-query outcomes at cutoff ``k`` of the rankings that ``rule`` scores differently."""
         key = (run_id, rule, k)
         if key not in self._outcomes:
-            page_scored = is_page_scored(self.ctx.run(run_id))
-            score = query_outcome if rule in ORDER_RULES else expected_outcome
-            self._outcomes[key] = {q: score(self.facts[q], r, k, page_scored)
-                                   for q, r in self.rescored(run_id, rule).items()}
+            changed = self.rescored(run_id, rule)
+            self._outcomes[key] = outcome_records(
+                {q: self.facts[q] for q in changed}, Run(run_id, changed, rule), k,
+                is_page_scored(self.ctx.run(run_id)))
         return self._outcomes[key]
 
 
 def _rescored_vector(view: TieView, run_id: str, measure: Measure, rule: str) -> Optional[Vector]:
-    """The context's vector with the queries that ``rule`` scores differently re-scored."""
+    """The context's vector with the queries that ``rule`` scores differently re-scored, as the
+    measure's tie contract says (:mod:`nclue.tie_contract`; its refusal is an InputError)."""
     ctx = view.ctx
+    plan(ctx.registry.definition(measure), rule, ctx.layout.report_spec)
     own = ctx.vector(run_id, measure)
     if rule == ctx.ties or own is None:
         return own
     changed = view.rescored(run_id, rule)
     if not changed:
         return own
+    scorer = ctx.scorer
+    part = Run(run_id, changed, rule)
+    values = scorer.vector(part, measure, ctx.layout.report_spec,
+                           lambda k: scorer.outcome_vectors(part, k, view.outcomes(run_id, rule, k)),
+                           ctx.k, qids=changed) or {}
     out = dict(own)
-    if measure.key == "hc":
-        subset = {q: ctx.perspectives[q] for q in changed if q in ctx.perspectives}
-        if rule in ORDER_RULES:
-            values = per_query_coverage(subset, {q: r.docs for q, r in changed.items()},
-                                        (measure.k,))[measure.name]
+    for q in changed:  # a conditional measure may leave or join its denominator
+        if q in values:
+            out[q] = values[q]
         else:
-            values = expected_hc_vector(subset, Run(run_id, changed, rule), measure.k)
-        out.update(values)
-        return out
-    k = measure.k or ctx.k
-    results = view.outcomes(run_id, rule, k)
-    for q, outcome in results.items():  # a conditional measure may leave or join its denominator
-        value = per_query_from_outcomes({q: outcome}, k, ctx.registry).get(measure.name, {}).get(q)
-        if value is None:
             out.pop(q, None)
-        else:
-            out[q] = value
     return out
 
 

@@ -49,7 +49,10 @@ of all tie orders in ``tests/test_ties.py``):
   straddling group puts in the top k (multivariate hypergeometric weights).
 
 The 0/1 fields of :class:`nclue.metrics.QueryOutcome` hold probabilities under ``expected``; its
-``first_gold`` / ``first_subset`` ranks are those of the stored (stable input) order. All
+first ranks are random, so the record holds none (``ranks`` is None): a measure of the ranks of
+the first gold and the first subset (Gold RR, say) is summed over their exact joint law
+(:func:`first_rank_law`, with :func:`outcome_at_ranks`). Which measure is computed how under each
+tie rule is declared once per measure and dispatched by :mod:`nclue.tie_contract`. All
 probabilities are computed as exact fractions and rounded to float once.
 
 A tie **decides** a query's outcome when its n-Clue success or its gold hit has a probability
@@ -62,9 +65,10 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .query_outcomes import QueryFacts, QueryOutcome, first_ranks, is_page_scored, surfaced_pages
+from .query_outcomes import (PageOutcome, QueryFacts, QueryOutcome, build_outcome, rank_outcomes,
+                             surfaced_pages)
 from .runs import Ranking, Run
 
 ZERO = Fraction(0)
@@ -132,19 +136,6 @@ def expected_hard_coverage(supports: Sequence[Iterable[str]], groups: Sequence[T
     if not supports:
         raise ValueError("a query needs at least one perspective")
     return sum((expected_gold_hit(docs, groups, k) for docs in supports), ZERO) / len(supports)
-
-
-def expected_hc_vector(queries: Mapping[str, Any], run: Run, k: int) -> Dict[str, float]:
-    """``{qid: E[HC@k]}`` for every query of ``queries`` (``nclue.coverage.PerspectiveQuery``
-    records, as :func:`nclue.coverage.per_query_coverage` takes them); absent queries are empty
-    rankings."""
-    out = {}
-    for qid in sorted(queries):
-        ranking = run.rankings.get(qid)
-        groups = tie_groups(ranking.docs, ranking.scores) if ranking is not None else ()
-        supports = [p.docs for p in queries[qid].perspectives]
-        out[qid] = float(expected_hard_coverage(supports, groups, k))
-    return out
 
 
 def expected_nclue(golds: Iterable[str], subsets: Iterable[str], groups: Sequence[TieGroup],
@@ -311,52 +302,109 @@ def tie_decided_queries(facts: Mapping[str, QueryFacts], run: Run, k: int) -> Tu
                  if tie_decides(facts[qid], run.rankings.get(qid), k))
 
 
+def _offset_law(size: int, marked: int) -> List[Tuple[int, int]]:
+    """(count, offset): in how many of the ``C(size, marked)`` placements of ``marked``
+    documents in a group of ``size`` the first of them sits at 0-based ``offset``."""
+    return [(math.comb(size - 1 - a, marked - 1), a) for a in range(size - marked + 1)]
+
+
+def _joint_offsets(size: int, g: int, s: int) -> List[Tuple[int, int, int]]:
+    """(count, first-gold offset, first-subset offset) over the ``C(m, g) C(m-g, s)`` placements
+    of ``g`` golds and ``s`` subsets in one group of ``m = size`` (both ``g, s >= 1``).
+
+    First gold at ``a`` before first subset at ``b``: the ``a`` places before hold no judged
+    document, the ``b - a - 1`` between hold ``t`` golds and no subset, and the ``m - b - 1``
+    after hold the other ``g - 1 - t`` golds and ``s - 1`` subsets; the reverse order swaps the
+    roles.
+    """
+    out = []
+    for a in range(size):
+        for b in range(size):
+            if a == b:
+                continue
+            first, second = (g, s) if a < b else (s, g)  # the role of the earlier document
+            lo, hi = min(a, b), max(a, b)
+            after = size - hi - 1
+            count = sum(math.comb(hi - lo - 1, t) * math.comb(after, first - 1 - t)
+                        * math.comb(after - (first - 1 - t), second - 1)
+                        for t in range(0, first) if first - 1 - t <= after)
+            if count:
+                out.append((count, a, b))
+    return out
+
+
+RankLaw = Tuple[Tuple[Fraction, Optional[int], Optional[int]], ...]
+
+
+def first_rank_law(golds: Iterable[str], subsets: Iterable[str],
+                   groups: Sequence[TieGroup]) -> RankLaw:
+    """The exact joint law of (r_G, r_S), the 1-based ranks of the first gold and the first
+    judged subset (None: none retrieved), over uniformly random orders within tie groups:
+    ``((probability, r_G, r_S), ...)``, sorted by ranks (n-Clue paper, sec. 3.1).
+
+    Only the first group holding a gold and the first holding a subset matter; in one group the
+    two ranks are dependent (:func:`_joint_offsets`), in two groups independent.
+    """
+    gold_set, subset_set = set(golds), set(subsets)
+    gold_group = subset_group = None
+    for group in groups:
+        if gold_group is None and gold_set.intersection(group.docs):
+            gold_group = group
+        if subset_group is None and subset_set.intersection(group.docs):
+            subset_group = group
+        if gold_group is not None and subset_group is not None:
+            break
+
+    def marginal(group: Optional[TieGroup],
+                 marked: Iterable[str]) -> List[Tuple[Fraction, Optional[int]]]:
+        if group is None:
+            return [(ONE, None)]
+        n = len(set(marked).intersection(group.docs))
+        total = math.comb(group.size, n)
+        return [(Fraction(c, total), group.start + a) for c, a in _offset_law(group.size, n)]
+
+    if gold_group is not None and gold_group is subset_group:
+        g = len(gold_set.intersection(gold_group.docs))
+        s = len(subset_set.intersection(gold_group.docs))
+        total = math.comb(gold_group.size, g) * math.comb(gold_group.size - g, s)
+        law = [(Fraction(c, total), gold_group.start + a, gold_group.start + b)
+               for c, a, b in _joint_offsets(gold_group.size, g, s)]
+    else:
+        law = [(p * q, r_g, r_s) for p, r_g in marginal(gold_group, gold_set)
+               for q, r_s in marginal(subset_group, subset_set)]
+    return tuple(sorted(law, key=lambda item: (_rank_key(item[1]), _rank_key(item[2]))))
+
+
+def _rank_key(rank: Optional[int]) -> float:
+    return math.inf if rank is None else rank
+
+
 def expected_outcome(facts: QueryFacts, ranking: Optional[Ranking], k: int,
                      page_scored: bool = False) -> QueryOutcome:
     """The per-query outcome record with every measure replaced by its exact expectation over
-    random orders within tie groups (see the module docstring for each closed form)."""
+    random orders within tie groups (see the module docstring for each closed form); its first
+    ranks are random (``ranks`` None: their law is :func:`first_rank_law`)."""
     ranking = ranking if ranking is not None else Ranking(facts.qid, (), ())
     groups = tie_groups(ranking.docs, ranking.scores)
-    first_gold, first_subset = first_ranks(facts, ranking.docs)
-    hit = expected_gold_hit(facts.golds, groups, k)
-    success = expected_nclue(facts.golds, facts.subsets, groups, k)
-    auc = expected_auc(facts.golds, facts.subsets, groups)
-    gold_support = condition_cov = full_cov = None
+    pages = None
     if page_scored:
-        pages = expected_page_measures(facts.n_conditions, gold_page_masks(facts, ranking),
-                                       groups, k)
-        gold_support = float(pages.gold_support)
-        if pages.condition_coverage is not None:
-            condition_cov = float(pages.condition_coverage)
-            full_cov = float(pages.full_coverage)
-    return QueryOutcome(
-        qid=facts.qid,
-        first_gold=first_gold,
-        first_subset=first_subset,
-        nclue=float(success),
-        gold_hit=float(hit),
-        subset_first=float(hit - success),
-        gold_ndcg=expected_gold_ndcg(facts.golds, groups, k),
-        graded_ndcg=expected_graded_ndcg(facts.clues, groups, k),
-        auc=None if auc is None else float(auc),
-        gold_support=gold_support,
-        condition_coverage=condition_cov,
-        full_coverage=full_cov,
-    )
+        law = expected_page_measures(facts.n_conditions, gold_page_masks(facts, ranking),
+                                     groups, k)
+        pages = PageOutcome(law.gold_support, law.condition_coverage, law.full_coverage)
+    return build_outcome(facts.qid, k, None, expected_gold_hit(facts.golds, groups, k),
+                         expected_nclue(facts.golds, facts.subsets, groups, k),
+                         expected_gold_ndcg(facts.golds, groups, k),
+                         expected_graded_ndcg(facts.clues, groups, k),
+                         expected_auc(facts.golds, facts.subsets, groups), pages)
 
 
-def expected_outcomes(facts: Mapping[str, QueryFacts], run: Run,
-                      k: int) -> Dict[str, QueryOutcome]:
-    """:func:`expected_outcome` for every query of ``facts`` (sorted by qid); absent queries are
-    empty rankings."""
-    page_scored = is_page_scored(run)
-    return {qid: expected_outcome(f, run.rankings.get(qid), k, page_scored)
-            for qid, f in facts.items()}
-
-
-def file_order_warning(path: str, decided: Sequence[str], k: int) -> str:
-    """The one-line stderr warning for a TREC run whose line order breaks outcome-deciding ties."""
-    n = len(decided)
-    return (f"nclue: warning: {path}: file order breaks score ties that decide the n-Clue or Gold "
-            f"Hit outcome at k={k} of {n} quer{'y' if n == 1 else 'ies'} (first: {decided[0]}); "
-            "the TREC rank column is ignored; use --ties expected or --ties trec_eval")
+def outcome_at_ranks(expected: QueryOutcome, first_gold: Optional[int],
+                     first_subset: Optional[int]) -> QueryOutcome:
+    """The expected record of a query with its first ranks fixed at one point of their law: the
+    rank outcomes (Gold Hit, n-Clue success, subset first) of those ranks, every other field the
+    expected record's (so that summing a measure affine in them over the law leaves them exact)."""
+    hit, success = rank_outcomes(first_gold, first_subset, expected.k)
+    pages = None if expected.gold_support is None else PageOutcome(
+        expected.gold_support, expected.condition_coverage, expected.full_coverage)
+    return build_outcome(expected.qid, expected.k, (first_gold, first_subset), hit, success,
+                         expected.gold_ndcg, expected.graded_ndcg, expected.auc, pages)

@@ -13,22 +13,23 @@ Every outcome is a typed :class:`Check`; a release whose files cannot be read fa
 with the error line naming the file at fault, and the other releases are still verified.
 """
 
-import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from . import paper_audit
+from . import crosschecks, paper_audit
 from .claims import check_claims, freeze_claims, load_claims
 from .context import ReleaseContext
 from .croissant import CROISSANT_NAME, metadata_text as croissant_text, stale as croissant_stale
-from .derived import audit_summaries, derived_jsonl, stats_problems
-from .errors import InputError
-from .formats import (dumps_canonical, loads_strict, write_bytes_atomic, write_json_atomic,
+from .derived import (audit_rows_problems, audit_summary_path, audit_summary_text, derived_jsonl,
+                      stats_problems)
+from .errors import InputError, NclueError
+from .formats import (dumps_canonical, iter_jsonl, loads_strict, write_bytes_atomic, write_json_atomic,
                       write_text_atomic)
 from .label_audit.verify import check_repairs
-from .integrity import (manifest_from_sums, parse_sha256sums, unlisted_entries, verify_sha256sums,
+from .integrity import (manifest_from_sums, parse_sha256sums, unlisted_entries, verify_entries,
                         write_integrity_files)
 from .layout import ReleaseLayout, RepositoryLayout
 from .bag import verify_enclosing_bag
@@ -53,6 +54,7 @@ class Check:
     subject: str
     ok: bool
     detail: str = ""
+    unreadable: bool = False  # the subject could not be read (bad input: exit status 2)
 
     def describe(self) -> str:
         return f"{self.stage}: {self.subject}" + (f": {self.detail}" if self.detail else "")
@@ -64,13 +66,18 @@ class Summary:
 
     checks: List[Check] = field(default_factory=list)
 
-    def add(self, stage: str, subject: str, ok: bool, detail: str = "") -> None:
+    def add(self, stage: str, subject: str, ok: bool, detail: str = "",
+            unreadable: bool = False) -> None:
         if stage not in STAGES:
             raise ValueError(f"unknown verification stage {stage!r}")
-        self.checks.append(Check(stage, subject, ok, detail))
+        self.checks.append(Check(stage, subject, ok, detail, unreadable and not ok))
 
-    def fail(self, stage: str, subject: str, detail: str) -> None:
-        self.add(stage, subject, False, detail)
+    def fail(self, stage: str, subject: str, detail: str, unreadable: bool = False) -> None:
+        self.add(stage, subject, False, detail, unreadable)
+
+    def unreadable(self, stage: str, subject: str, exc: object) -> None:
+        """``subject`` could not be read (``exc`` names the file, line and problem)."""
+        self.fail(stage, subject, str(exc), unreadable=True)
 
     @property
     def verified(self) -> int:
@@ -87,6 +94,23 @@ class Summary:
     def failures(self) -> List[Check]:
         return [c for c in self.checks if not c.ok]
 
+    def exit_status(self) -> int:
+        """0 when every check held, 2 when something could not be read (bad input), else 1."""
+        if any(c.unreadable for c in self.checks):
+            return 2
+        return 0 if self.ok else 1
+
+    def report_lines(self, seconds: Optional[float] = None) -> List[str]:
+        """What ``reproduce.py`` and ``nclue verify`` print at the end: one ``FAIL`` line per
+        failing check, the checks by stage, and ``N checks verified, M failed``."""
+        lines = [f"FAIL {check.describe()}" for check in self.failures()]
+        stages = ", ".join(f"{stage} {passed}" + (f" ({failed} failed)" if failed else "")
+                           for stage, (passed, failed) in self.counts().items())
+        lines.append(f"checks by stage: {stages}")
+        lines.append(f"{self.verified} checks verified, {self.failed} failed"
+                     + (f" ({seconds:.1f} s)" if seconds is not None else ""))
+        return lines
+
     def counts(self) -> Dict[str, Tuple[int, int]]:
         """(passed, failed) per stage, in :data:`STAGES` order."""
         out = {}
@@ -99,6 +123,20 @@ class Summary:
 
 def _quiet(_: str) -> None:
     return None
+
+
+@contextmanager
+def unreadable_fails(summary: Summary, stage: str, subject: str) -> Iterator[None]:
+    """Turn a file that cannot be read inside the block into one failed check naming it (exit
+    status 2 at the end), so that the run goes on and every other failure is still reported."""
+    try:
+        yield
+    except NclueError as exc:
+        summary.unreadable(stage, subject, exc)
+    except OSError as exc:  # permissions, a vanished file: the environment, not a check
+        summary.unreadable(stage, subject, f"{exc.filename or subject}: cannot read: {exc.strerror or exc}")
+    except (UnicodeDecodeError, ValueError) as exc:  # a shipped text file that is not UTF-8
+        summary.unreadable(stage, subject, f"{subject}: cannot read: {exc}")
 
 
 def regenerated_files(ctx: ReleaseContext, report: ReleaseReport) -> Dict[str, bytes]:
@@ -129,15 +167,18 @@ def compare_files(repo: RepositoryLayout, folder: Path, files: Dict[str, bytes],
     for name in sorted(files):
         target = folder / name
         rel = target.relative_to(repo.root).as_posix()
-        if write and (not target.is_file() or target.read_bytes() != files[name]):
-            write_bytes_atomic(target, files[name])
-        if not target.is_file():
-            summary.fail("regenerated", rel, "missing from the release (run reproduce.py --write)")
-        elif target.read_bytes() != files[name]:
-            summary.fail("regenerated", rel, "regenerated bytes differ from the shipped file ("
-                         + _first_difference(target.read_bytes(), files[name]) + ")")
-        else:
-            summary.add("regenerated", rel, True)
+        with unreadable_fails(summary, "regenerated", rel):
+            if write and (not target.is_file() or target.read_bytes() != files[name]):
+                write_bytes_atomic(target, files[name])
+            if not target.is_file():
+                summary.fail("regenerated", rel, "missing from the release (run reproduce.py --write)")
+                continue
+            shipped = target.read_bytes()
+            if shipped != files[name]:
+                summary.fail("regenerated", rel, "regenerated bytes differ from the shipped file ("
+                             + _first_difference(shipped, files[name]) + ")")
+            else:
+                summary.add("regenerated", rel, True)
     if folder.is_dir():
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             name = path.relative_to(folder).as_posix()
@@ -147,44 +188,87 @@ def compare_files(repo: RepositoryLayout, folder: Path, files: Dict[str, bytes],
 
 
 def check_derived(repo: RepositoryLayout, ctx: ReleaseContext, summary: Summary) -> None:
-    """Re-derive the release's derived files (see :mod:`nclue.derived`)."""
-    for path, text in derived_jsonl(ctx.release, ctx.layout):
-        rel = path.relative_to(repo.root).as_posix()
-        if path.read_text(encoding="utf-8") == text:
-            summary.add("derived", rel, True)
-        else:
-            summary.fail("derived", rel, "differs from what the release's queries, corpus and "
-                                         "qrels give")
+    """Re-derive the release's derived files (see :mod:`nclue.derived`); a file that cannot be
+    read is one failed check, and the others are still re-derived."""
+    def rel(path: Path) -> str:
+        return path.relative_to(repo.root).as_posix()
+
+    with unreadable_fails(summary, "derived", rel(ctx.layout.folder)):
+        expected = derived_jsonl(ctx.release, ctx.layout)
+        for path, text in expected:
+            with unreadable_fails(summary, "derived", rel(path)):
+                if path.read_text(encoding="utf-8") == text:
+                    summary.add("derived", rel(path), True)
+                else:
+                    summary.fail("derived", rel(path), "differs from what the release's queries, corpus "
+                                                       "and qrels give")
     if ctx.layout.instrument_stats.exists():
-        rel = ctx.layout.instrument_stats.relative_to(repo.root).as_posix()
-        problems = stats_problems(ctx.release, ctx.layout)
-        summary.add("derived", rel, not problems, "; ".join(problems))
+        with unreadable_fails(summary, "derived", rel(ctx.layout.instrument_stats)):
+            problems = stats_problems(ctx.release, ctx.layout)
+            summary.add("derived", rel(ctx.layout.instrument_stats), not problems, "; ".join(problems))
     croissant = ctx.layout.folder / CROISSANT_NAME  # Croissant metadata (nclue croissant)
     if croissant.exists():
-        problem = croissant_stale(ctx.layout.folder, ctx.release)
-        summary.add("derived", croissant.relative_to(repo.root).as_posix(), problem is None,
-                    problem or "")
-    checked, problems = check_repairs(ctx.release)  # label repairs (nclue audit repair)
-    if checked:
-        rel = ctx.layout.repairs_dir.relative_to(repo.root).as_posix()
-        summary.add("derived", rel, not problems, "; ".join(problems))
+        with unreadable_fails(summary, "derived", rel(croissant)):
+            problem = croissant_stale(ctx.layout.folder, ctx.release)
+            summary.add("derived", rel(croissant), problem is None, problem or "")
+    with unreadable_fails(summary, "derived", rel(ctx.layout.repairs_dir)):
+        checked, problems = check_repairs(ctx.release)  # label repairs (nclue audit repair)
+        if checked:
+            summary.add("derived", rel(ctx.layout.repairs_dir), not problems, "; ".join(problems))
+    check_quote_audit(repo, ctx, summary)
+
+
+def check_quote_audit(repo: RepositoryLayout, ctx: ReleaseContext, summary: Summary) -> None:
+    """The release's quote-backed audit (``audit/quote_audit_<release>.jsonl``): its pairs are
+    the sample the audit's fixed seed draws, its construction side is the release's, and its
+    summary is what the rows give (:mod:`nclue.derived`)."""
+    rows_path, summary_path = audit_summary_path(repo.root, ctx.name)
+    if not rows_path.exists():
+        return
+    rows_rel = rows_path.relative_to(repo.root).as_posix()
+    rows = None
+    with unreadable_fails(summary, "derived", rows_rel):
+        rows = [obj for _, obj in iter_jsonl(rows_path)]
+        problems = audit_rows_problems(ctx.release, rows, rows_path)
+        summary.add("derived", rows_rel, not problems, _joined(problems))
+    if rows is None or not summary_path.exists():
+        return
+    summary_rel = summary_path.relative_to(repo.root).as_posix()
+    with unreadable_fails(summary, "derived", summary_rel):
+        expected = audit_summary_text(ctx.release, rows)
+        try:
+            shipped = summary_path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(summary_path, f"invalid UTF-8 ({exc.reason})") from None
+        loads_strict_or_fail(shipped, summary_path)
+        same = shipped == expected
+        summary.add("derived", summary_rel, same, "" if same else "differs from what its audit rows give")
+
+
+def loads_strict_or_fail(text: str, path: Path) -> None:
+    """A shipped JSON file must parse (else it is unreadable, named, rather than 'differs')."""
+    try:
+        loads_strict(text)
+    except ValueError as exc:
+        raise InputError(path, f"malformed JSON ({exc})") from None
 
 
 def reproduce_release(repo: RepositoryLayout, layout: ReleaseLayout, mode: str, summary: Summary,
-                      log: Callable[[str], None], jobs: int = 1,
-                      progress: Callable[[str], None] = _quiet) -> None:
-    """Load, regenerate and verify one release (every failure lands in ``summary``)."""
+                      log: Callable[[str], None],
+                      progress: Callable[[str], None] = _quiet,
+                      shared: Optional[Dict[Path, ReleaseContext]] = None) -> None:
+    """Load, regenerate and verify one release (every failure lands in ``summary``); ``shared``:
+    the contexts loaded in this run (a release another one's table loaded is not loaded again)."""
     started = time.perf_counter()
     try:
-        ctx, spec = open_release(layout.folder)
-        progress(f"release {layout.name}: parsing {len(ctx.index.distinct_files())} run files "
-                 f"({jobs} worker{'s' if jobs != 1 else ''})")
-        ctx.preload(jobs)
+        ctx, spec = open_release(layout.folder, shared=shared)
+        progress(f"release {layout.name}: parsing {len(ctx.index.distinct_files())} run files")
+        ctx.preload()
         progress(f"release {layout.name}: building {len(spec.tables)} tables "
                  f"({time.perf_counter() - started:.1f} s so far)")
         report = build_release_report(ctx, spec)
     except InputError as exc:
-        summary.fail("release", layout.name, str(exc))
+        summary.unreadable("release", layout.name, exc)
         log(f"release {layout.name}: FAILED to load ({exc})")
         return
     summary.add("release", layout.name, True)
@@ -221,18 +305,23 @@ def reproduce_release(repo: RepositoryLayout, layout: ReleaseLayout, mode: str, 
 
 
 def check_paper_audits(root: Path, summary: Summary, log: Callable[[str], None]) -> None:
-    """The frozen paper-audit verdicts (``audit/papers/``), one check per relation."""
-    try:
-        checked, mismatches = paper_audit.verify_frozen_verdicts(root)
-    except InputError as exc:
-        summary.fail("paper audit", "audit/papers", str(exc))
-        return
-    for number in range(checked - len(mismatches)):
-        summary.add("paper audit", f"relation {number + 1}", True)
-    for mismatch in mismatches:
-        summary.fail("paper audit", "verdict", mismatch)
-    for line in paper_audit.summary_lines(root):
-        log(line)
+    """The frozen paper-audit verdicts (``audit/papers/``), one check per relation; each
+    transcription is audited once, and one that cannot be read fails alone."""
+    papers: List[str] = []
+    for path in paper_audit.transcriptions(root):
+        rel = path.relative_to(root).as_posix()
+        with unreadable_fails(summary, "paper audit", rel):
+            paper, checked, mismatches, line = paper_audit.verify_transcription(root, path)
+            papers.append(paper)
+            for number in range(checked - len(mismatches)):
+                summary.add("paper audit", f"{paper} relation {number + 1}", True)
+            for mismatch in mismatches:
+                summary.fail("paper audit", "verdict", mismatch)
+            log(line)
+            continue
+        papers.append(path.stem)  # unreadable: its verdict file is not an orphan
+    for problem in paper_audit.orphan_verdicts(root, papers):
+        summary.fail("paper audit", "verdict", problem)
 
 
 def check_prose(root: Path, summary: Summary, log: Callable[[str], None]) -> None:
@@ -241,7 +330,9 @@ def check_prose(root: Path, summary: Summary, log: Callable[[str], None]) -> Non
     each bound number is one check, and an unbound or malformed quote fails too."""
     total, failed = 0, 0
     for name in prose_files(root):
-        checked, problems = check_prose_file(root, name)
+        checked, problems = 0, []
+        with unreadable_fails(summary, "prose", name):
+            checked, problems = check_prose_file(root, name)
         mismatches = sum(1 for p in problems if " is not printed by " in p)
         total += checked
         failed += len(problems)
@@ -251,6 +342,44 @@ def check_prose(root: Path, summary: Summary, log: Callable[[str], None]) -> Non
             summary.fail("prose", name, problem)
     log(f"prose: {total} quoted numbers checked against the claims and files they name, "
         f"{failed} problems")
+
+
+def check_provenance(repo: RepositoryLayout, summary: Summary, log: Callable[[str], None]) -> None:
+    """Provenance records against what they describe (:mod:`nclue.crosschecks`): weight records
+    against their weight files, model-run records against every release's runs/index.json and
+    files, each release's query splits against the construction's split rule."""
+    def rel(path: Path) -> str:
+        return path.relative_to(repo.root).as_posix()
+
+    digests = set()
+    records = crosschecks.weight_records(repo.root)
+    for path in records:
+        with unreadable_fails(summary, "derived", rel(path)):
+            problems, digest = crosschecks.weight_problems(repo.root, path)
+            if digest:
+                digests.add(digest)
+            summary.add("derived", rel(path), not problems, "; ".join(problems))
+    releases = {layout.name: layout.folder for layout in repo.releases()}
+    runs = 0
+    for path in sorted((repo.root / "provenance").glob("model_runs*.json")):
+        with unreadable_fails(summary, "derived", rel(path)):
+            checked, problems = crosschecks.run_record_problems(path, releases, digests)
+            runs += checked
+            summary.add("derived", rel(path), not problems, _joined(problems))
+    splits = 0
+    for name, folder in sorted(releases.items()):
+        with unreadable_fails(summary, "derived", rel(folder)):
+            checked, problems = crosschecks.split_problems(
+                folder, repo.root / "provenance" / f"construction_{name}.json")
+            splits += checked
+            if checked:
+                summary.add("derived", f"{rel(folder)} query splits", not problems, _joined(problems))
+    log(f"provenance: {len(records)} weight records, {runs} model-run records, {splits} query "
+        f"split files checked against what they describe")
+
+
+def _joined(problems: List[str], shown: int = 3) -> str:
+    return "; ".join(problems[:shown]) + (f" (and {len(problems) - shown} more)" if len(problems) > shown else "")
 
 
 def check_bag(root: Path, summary: Summary, log: Callable[[str], None]) -> None:
@@ -272,13 +401,13 @@ def check_integrity(repo: RepositoryLayout, summary: Summary, log: Callable[[str
     if not sums.exists():
         summary.fail("integrity", "SHA256SUMS", "missing")
         return
-    try:
-        checked, problems = verify_sha256sums(repo.root)
+    entries = None
+    with unreadable_fails(summary, "integrity", "SHA256SUMS"):
         entries = parse_sha256sums(sums, repo.root)
-        listed = [name for _, name in entries]
-    except InputError as exc:
-        summary.fail("integrity", "SHA256SUMS", str(exc))
+    if entries is None:
         return
+    listed = [name for _, name in entries]
+    checked, problems = len(entries), verify_entries(repo.root, entries)
     bad = {p.split(":", 1)[0] for p in problems}
     for problem in problems:
         name, _, detail = problem.partition(": ")
@@ -290,47 +419,45 @@ def check_integrity(repo: RepositoryLayout, summary: Summary, log: Callable[[str
         name, _, detail = problem.partition(": ")
         summary.fail("coverage", name, detail)
     if repo.manifest.exists():
-        shipped = repo.manifest.read_text(encoding="utf-8")
-        try:
-            recorded = {f["path"]: f["bytes"] for f in loads_strict(shipped)["files"]}
-        except (ValueError, KeyError, TypeError):
-            recorded = {}
-        same = shipped == manifest_from_sums(repo.root, entries, recorded, bad)
-        summary.add("derived", "MANIFEST.json", same,
-                    "" if same else "differs from the inventory SHA256SUMS lists")
-    for path, text in audit_summaries(repo.root):
-        rel = path.relative_to(repo.root).as_posix()
-        same = path.read_text(encoding="utf-8") == text
-        summary.add("derived", rel, same, "" if same else "differs from what its audit rows give")
+        with unreadable_fails(summary, "derived", "MANIFEST.json"):
+            shipped = repo.manifest.read_text(encoding="utf-8")
+            try:
+                recorded = {f["path"]: f["bytes"] for f in loads_strict(shipped)["files"]}
+            except (ValueError, KeyError, TypeError):
+                recorded = {}
+            same = shipped == manifest_from_sums(repo.root, entries, recorded, bad)
+            summary.add("derived", "MANIFEST.json", same,
+                        "" if same else "differs from the inventory SHA256SUMS lists")
     log(f"integrity: {checked} files in SHA256SUMS, {len(problems)} mismatched")
 
 
-def default_jobs() -> int:
-    """Worker processes that parse run files: 2 where 2 CPUs exist, else 1 (no pool)."""
-    return max(1, min(2, os.cpu_count() or 1))
-
-
 def reproduce(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = None,
-              log: Callable[[str], None] = print, jobs: Optional[int] = None,
+              log: Callable[[str], None] = print,
               progress: Callable[[str], None] = _quiet) -> Summary:
-    """Regenerate and verify everything; see reproduce.py and the module docstring. ``jobs``:
-    worker processes that parse run files (default :func:`default_jobs`; 1 = all in this
-    process). Output does not depend on it. ``progress`` receives lines about long steps."""
+    """Regenerate and verify everything, in this process; see reproduce.py and the module
+    docstring. ``progress`` receives lines about long steps."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     repo = RepositoryLayout(Path(root))
     summary = Summary()
+    shared: Dict[Path, ReleaseContext] = {}
     for layout in repo.releases(list(only) if only else None):
-        reproduce_release(repo, layout, mode, summary, log,
-                          default_jobs() if jobs is None else jobs, progress)
-    check_paper_audits(repo.root, summary, log)
+        reproduce_release(repo, layout, mode, summary, log, progress, shared)
+        shared.pop(layout.folder.resolve(), None)  # done with it: its memory goes now
+    with unreadable_fails(summary, "paper audit", "audit/papers"):
+        check_paper_audits(repo.root, summary, log)
     if not only:
-        check_prose(repo.root, summary, log)
+        with unreadable_fails(summary, "prose", "README.md, DATASHEET.md, docs/"):
+            check_prose(repo.root, summary, log)
+        with unreadable_fails(summary, "derived", "provenance"):
+            check_provenance(repo, summary, log)
     if mode == "freeze":
         write_integrity_files(repo.root)
         log("froze claims.json, MANIFEST.json and SHA256SUMS")
-    check_integrity(repo, summary, log)
-    check_bag(repo.root, summary, log)
+    with unreadable_fails(summary, "integrity", "SHA256SUMS"):
+        check_integrity(repo, summary, log)
+    with unreadable_fails(summary, "integrity", "bag"):
+        check_bag(repo.root, summary, log)
     return summary
 
 

@@ -45,6 +45,8 @@ FILE_RULE = "sha256 of the file"
 ARRAYS_RULE = "sha256 over (name, shape, float32 bytes), names sorted"
 #: how a producer marks a weight file it kept out of the repository (``build/`` is git-ignored)
 NOT_COMMITTED = " (not committed)"
+#: the mark as producers write it, with or without a reason (``" (not committed: a trial)"``)
+NOT_COMMITTED_MARK = r" \(not committed(?:: [^()]*)?\)$"
 _DESCR = re.compile(r"^[<>|=]?([fiucb])([0-9]+)$")  # plain numeric dtypes
 _HEADER_LENGTH = {1: "<H", 2: "<I", 3: "<I"}
 _LONGEST_HEADER = 1 << 20   # a weight array's header is a few dozen bytes
@@ -255,9 +257,10 @@ def load_weights_record(path: PathLike) -> WeightsRecord:
         raise InputError(path, "names no weights ('vectors_file' or 'weights_file')")
     if not re.match(r"^[0-9a-f]{64}$", digest):
         raise InputError(path, "the weights' sha256 must be 64 lower-case hex digits")
-    committed = not file.endswith(NOT_COMMITTED)
+    marked = re.search(NOT_COMMITTED_MARK, file)
+    committed = marked is None
     if not committed:
-        file = file[:-len(NOT_COMMITTED)]
+        file = file[:marked.start()]
     if file.startswith("/") or "\\" in file or ".." in file.split("/"):
         raise InputError(path, f"weights file {file!r} must be a path inside the repository")
     parameters = obj.get("parameters")

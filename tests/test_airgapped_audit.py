@@ -16,6 +16,7 @@ from nclue.label_audit.packet import read_packet_html
 from nclue.label_audit.spec import read_key
 
 from tests.audit_fixtures import construction_answers, export
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,6 +27,7 @@ def quick_start_block() -> str:
     return re.search(r"```sh\n(.*?)```", section, re.S).group(1)
 
 
+@slow
 class AirGappedQuickStart(unittest.TestCase):
     def test_block_builds_both_packets_and_an_export_imports(self):
         with tempfile.TemporaryDirectory() as tmp:

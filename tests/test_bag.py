@@ -15,6 +15,7 @@ from pathlib import Path
 from nclue.bag import enclosing_bag, make_bag, verify_bag, verify_enclosing_bag
 from nclue.cli import main as cli_main
 from nclue.errors import InputError
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,6 +24,7 @@ def sha256(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+@slow
 class TarBag(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -117,6 +119,7 @@ class TarBag(unittest.TestCase):
         self.assertIsNone(verify_enclosing_bag(ROOT))
 
 
+@slow
 class FolderBag(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp())

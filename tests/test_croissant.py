@@ -12,6 +12,7 @@ import unittest
 from pathlib import Path
 
 from nclue.croissant import CONFORMS_TO, metadata, metadata_text, stale
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,7 +37,7 @@ class Metadata(unittest.TestCase):
         meta = metadata(ROOT / "data" / "example")
         ids = {d["@id"] for d in meta["distribution"]}
         names = [r["name"] for r in meta["recordSet"]]
-        self.assertEqual(names, ["queries", "qrels", "corpus", "evidence", "runs"])
+        self.assertEqual(names, ["queries", "qrels", "corpus", "evidence", "pages", "runs"])
         for record in meta["recordSet"]:
             for field in record["field"]:
                 source = field["source"]
@@ -44,6 +45,7 @@ class Metadata(unittest.TestCase):
                 self.assertIn(ref, ids, field["@id"])
                 self.assertTrue(field["@id"].startswith(record["name"] + "/"))
 
+    @slow
     def test_committed_metadata_is_fresh(self):
         for release in ("v1", "v2"):
             self.assertIsNone(stale(ROOT / "data" / release), release)
@@ -63,3 +65,32 @@ class Metadata(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class EveryFieldDescribed(unittest.TestCase):
+    """Issue 26: Croissant describes every field of every shipped JSON-lines file (runs aside,
+    which have their own record set), read here from the files themselves."""
+
+    def test_every_key_of_every_jsonl_file_has_a_field(self):
+        import gzip
+        import json as _json
+        from nclue.croissant import metadata as _metadata
+        root = Path(__file__).resolve().parents[1] / "data"
+        for release in ("example", "v1", "v2"):
+            folder = root / release
+            described = {}
+            for record_set in _metadata(folder)["recordSet"]:
+                for field in record_set["field"]:
+                    source = field["source"].get("fileObject", {}).get("@id")
+                    described.setdefault(source, set()).add(field["source"]["extract"].get("column"))
+            files = [p for p in sorted(folder.rglob("*.jsonl*")) if "runs" not in p.relative_to(folder).parts]
+            self.assertTrue(files)
+            for path in files:
+                name = path.relative_to(folder).as_posix()
+                opener = gzip.open if name.endswith(".gz") else open
+                keys = set()
+                with opener(path, "rt", encoding="utf-8") as handle:
+                    for line in handle:
+                        keys.update(_json.loads(line))
+                self.assertIn(name, described, f"{release}: {name} has no record set")
+                self.assertEqual(keys - described[name], set(), f"{release}: {name}")

@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from nclue.figures import LandscapePoint, PairedEffect, delta_plane_svg, landscape_svg, text_width
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "{http://www.w3.org/2000/svg}"
@@ -158,6 +159,7 @@ class GeneratedFigures(unittest.TestCase, LayoutChecks):
             self.assertGreater(labels, 1, path)
 
 
+@slow
 class CrowdedSynthetic(unittest.TestCase, LayoutChecks):
     """Seeded crowded figures: clusters near the origin and near the diagonal, long labels."""
 

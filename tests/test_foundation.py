@@ -13,6 +13,7 @@ from nclue.claims import Claim, claim_holds, format_fixed
 from nclue.formats import gzip_bytes
 from nclue.release import load_release, render_forms
 from nclue.runs import load_run, order_by_score, read_trec_qrels, trec_qrels_text, trec_run_text, write_run
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -158,6 +159,7 @@ def _is_stdlib(name: str) -> bool:
     return "site-packages" not in origin and any(origin.startswith(r + os.sep) for r in roots)
 
 
+@slow
 class StdlibOnly(unittest.TestCase):
     def test_no_third_party_imports(self):
         std = {"nclue", "__future__"}
@@ -185,6 +187,7 @@ class StdlibOnly(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
 
 
+@slow
 class ReproduceExample(unittest.TestCase):
     """reproduce.py on a copy holding only the example release: passes, is deterministic, and fails
     (naming the file) when a claim or a data file is tampered with."""

@@ -18,6 +18,7 @@ from nclue.release import render_forms
 from nclue.instrument.heldout import draw_heldout_conditions, heldout_problems, heldout_record, kept_lines
 from nclue.tables.kinds import table_from_dict
 from nclue.tables.random_controls import draws_bootstrap
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
@@ -176,6 +177,7 @@ class ValidationSelection(unittest.TestCase):
                 table_from_dict(dict(spec, reported="spin_m5_l3"), ctx)
 
 
+@slow
 class RepairTransitions(unittest.TestCase):
     def test_v2_p1_transitions_recounted_from_the_rows(self):
         import gzip

@@ -34,6 +34,7 @@ from nclue.label_audit.textnorm import locate, normalize, text_sha256
 from tests import audit_fixtures as fx
 from tests import label_audit_setup as setup
 from tests.cdp_driver import Browser, find_chromium
+from tests.slow import slow
 
 CHROMIUM = find_chromium()
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -160,6 +161,7 @@ class BrowserHelpers:
 
 
 @_need_browser
+@slow
 class PacketInBrowser(BrowserHelpers, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -417,6 +419,7 @@ class PacketInBrowser(BrowserHelpers, unittest.TestCase):
 
 
 @_need_browser
+@slow
 class TwoTabsOfOnePacket(BrowserHelpers, unittest.TestCase):
     """Two pages of one browser context (one localStorage) on the same packet and evaluator."""
 
@@ -464,6 +467,7 @@ class TwoTabsOfOnePacket(BrowserHelpers, unittest.TestCase):
 
 
 @_need_browser
+@slow
 class AdjudicationPacketInBrowser(unittest.TestCase):
     def test_expanded_pages(self):
         _require_browser()

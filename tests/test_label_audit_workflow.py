@@ -36,6 +36,7 @@ from nclue.metrics import evaluate
 from nclue.release import load_release
 from tests import audit_fixtures as fx
 from tests import label_audit_setup as setup
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,6 +51,7 @@ def cells(payload, table_id):
     return {row["row"]: row["cells"] for row in table["rows"]}
 
 
+@slow
 class Workflow(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

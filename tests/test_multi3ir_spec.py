@@ -21,6 +21,7 @@ from nclue.report.spec import parse_report_spec
 from nclue.tables.kinds import table_from_dict
 from nclue.tables.multi3ir import MethodRow
 from nclue.weights import checked_parameter_count, load_weights_record
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
@@ -234,6 +235,7 @@ class ExampleKindsTest(unittest.TestCase):
                 self.assertIn(word, message)
 
 
+@slow
 class ReproduceExitsTwo(unittest.TestCase):
     def test_misspelled_multi3ir_key(self):
         with tempfile.TemporaryDirectory() as tmp:

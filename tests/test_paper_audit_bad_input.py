@@ -16,6 +16,7 @@ from pathlib import Path
 from nclue import paper_audit as pa
 from nclue.cli import main
 from nclue.errors import InputError
+from tests.slow import slow
 
 REPLACEMENTS = (None, True, 0, -1, 2.5, "x", [], {})
 
@@ -129,6 +130,7 @@ def audit_document(doc):
     pa.verdicts_document(tr, results)
 
 
+@slow
 class Systematic(unittest.TestCase):
     def test_valid_document_audits(self):
         tr = pa.transcription_from_document(valid_document(), "toy.json")

@@ -1,5 +1,5 @@
-"""ReleaseContext.preload: parsing run files in worker processes gives the runs (and the errors)
-that parsing them one by one in this process gives."""
+"""ReleaseContext.preload: every run file parsed once, in this process (identical files share
+one parse), with the errors that parsing a file with the release gives."""
 
 import gzip
 import json
@@ -26,15 +26,6 @@ class Preload(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def test_parallel_equals_sequential(self):
-        serial, parallel = ReleaseContext(self.release), ReleaseContext(self.release)
-        serial.preload(1)
-        parallel.preload(2)
-        for run_id in sorted(serial.index):
-            self.assertEqual(parallel.run(run_id), serial.run(run_id))
-            self.assertEqual(parallel.run(run_id).run_id, run_id)
-            self.assertEqual(parallel.vectors(run_id), serial.vectors(run_id))
-
     def test_identical_files_share_one_parse_but_keep_their_ids(self):
         runs = self.release / "runs"
         shutil.copy(runs / "example_dense.jsonl.gz", runs / "example_dense_copy.jsonl.gz")
@@ -44,7 +35,7 @@ class Preload(unittest.TestCase):
         index["runs"].append(entry)
         (runs / "index.json").write_text(json.dumps(index))
         ctx = ReleaseContext(self.release)
-        ctx.preload(2)
+        ctx.preload()
         copy, original = ctx.run("example_dense_copy"), ctx.run("example_dense")
         self.assertEqual(copy.run_id, "example_dense_copy")
         self.assertIs(copy.rankings, original.rankings)
@@ -62,35 +53,14 @@ class Preload(unittest.TestCase):
             if e["id"] == "example_lexical":
                 e["sha256"] = sha256_file(path)
         index_path.write_text(json.dumps(index))
-        messages = []
-        for jobs in (1, 2):
-            with self.assertRaises(InputError) as caught:
-                ReleaseContext(self.release).preload(jobs)
-            messages.append(str(caught.exception))
-        self.assertEqual(messages[0], messages[1])
+        with self.assertRaises(InputError) as caught:
+            ReleaseContext(self.release).preload()
+        messages = [str(caught.exception)]
         self.assertIn("example_lexical.jsonl.gz:2: unknown docid 'no-such-doc'", messages[0])
         # the same message as reading the file with the release directly
         with self.assertRaises(InputError) as direct:
             load_run(path, ReleaseContext(EXAMPLE).release)
         self.assertEqual(str(direct.exception), messages[0])
-
-
-class ShareScores(unittest.TestCase):
-    def test_one_float_object_per_distinct_score(self):
-        import pickle
-        from nclue.runs import Ranking, Run, share_scores
-        a, b = float("0.5"), float("0.25")
-        run = Run("r", {"q1": Ranking("q1", ("d1", "d2"), (a, b)),
-                        "q2": Ranking("q2", ("d3", "d4"), (float("0.5"), float("0.25"))),
-                        "q3": Ranking("q3", ("d5", "d6"), (0.5, -0.0))})
-        crossed = pickle.loads(pickle.dumps(run))  # what a worker process hands back
-        self.assertIsNot(crossed.rankings["q1"].scores[0], crossed.rankings["q2"].scores[0])
-        shared = share_scores(crossed)
-        self.assertEqual(shared, run)
-        self.assertIs(shared.rankings["q1"].scores[0], shared.rankings["q2"].scores[0])
-        self.assertIs(shared.rankings["q1"].scores[1], shared.rankings["q2"].scores[1])
-        # a ranking holding a zero keeps its own floats, so -0.0 stays -0.0
-        self.assertEqual(str(shared.rankings["q3"].scores[1]), "-0.0")
 
 
 class SharedPageEntries(unittest.TestCase):
@@ -110,6 +80,55 @@ class SharedPageEntries(unittest.TestCase):
         self.assertIs(q1["d1"][1], q3["d1"][0])      # the same (page, score) pair: one tuple
         # a list holding a zero score is not shared, so -0.0 keeps its sign
         self.assertEqual(str(q2["d2"][0][1]), "-0.0")
+
+
+class LoadedOnce(unittest.TestCase):
+    """Each release is loaded once per run, each file hashed once (issue 23, item 5)."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp())
+        shutil.copytree(EXAMPLE, self.tmp / "a")
+        shutil.copytree(EXAMPLE, self.tmp / "b")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_a_sibling_release_is_the_shared_context(self):
+        from nclue.measures import Measure
+        from nclue.tables.source_shift import Operation, SourceShiftSpec, build
+        shared = {}
+        a = ReleaseContext.opened(self.tmp / "a", shared=shared)
+        spec = SourceShiftSpec("s", "source_shift", None, "b", Measure("nclue_score"), 1, 20,
+                               (Operation("op", None, "example_lexical", "example_pages"),))
+        table = build(spec, a)
+        b = shared[(self.tmp / "b").resolve()]
+        self.assertIs(ReleaseContext.opened(self.tmp / "b", shared=shared), b)   # not loaded again
+        self.assertIs(a.sibling("b"), b)
+        # the same data on both sides: n-Clue Score@10 lexical 3/6, pages 4/6 (by hand)
+        (row,) = table.rows
+        self.assertAlmostEqual(row[2]["here"], 100 / 6)
+        self.assertAlmostEqual(row[2]["there"], 100 / 6)
+        self.assertIsNot(ReleaseContext.opened(self.tmp / "b", ties="trec_eval", shared=shared), b)
+
+    def test_a_file_is_hashed_once_until_it_changes(self):
+        import hashlib
+        from unittest import mock
+        from nclue import formats
+        path = self.tmp / "f.bin"
+        path.write_bytes(b"one")
+        calls = []
+        real = hashlib.sha256
+
+        def counting(*args):
+            calls.append(1)
+            return real(*args)
+        with mock.patch.object(formats.hashlib, "sha256", counting):
+            self.assertEqual(formats.sha256_file(path), real(b"one").hexdigest())
+            self.assertEqual(formats.sha256_file(path), real(b"one").hexdigest())
+            self.assertEqual(len(calls), 1)
+            path.write_bytes(b"two")   # a new size, modification and change time
+            self.assertEqual(formats.sha256_file(path), real(b"two").hexdigest())
+            self.assertEqual(len(calls), 2)
 
 
 if __name__ == "__main__":

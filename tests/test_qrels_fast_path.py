@@ -9,6 +9,7 @@ from pathlib import Path
 from nclue.errors import InputError
 from nclue.formats import iter_jsonl
 from nclue.release import _CANONICAL_QREL, _qrel_objects
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,6 +61,7 @@ class QrelsFastPath(unittest.TestCase):
                 self.assertEqual(str(fast.exception), str(slow.exception))
                 self.assertIn(":2:", str(fast.exception))
 
+    @slow
     def test_shipped_qrels(self):
         for name in ("example/qrels.jsonl", "v2/qrels.jsonl", "v1/qrels.jsonl.gz"):
             path = ROOT / "data" / name

@@ -12,6 +12,7 @@ from pathlib import Path
 from nclue.context import ReleaseContext
 from nclue.errors import InputError
 from nclue.report.spec import parse_report_spec
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -27,8 +28,8 @@ BAD = [  # (report.json, the words the one-line error must contain)
      ["table 's'", "key 'runs'", "unknown run id 'no_such_run'"]),
     ({"tables": [{"id": "f", "kind": "findings", "findings": [
         {"id": "x", "statement": "s", "base": "example_lexical", "variant": "example_dense",
-         "measure": "ndcg"}]}]},
-     ["table 'f'", "key 'measure'", "unknown measure 'ndcg'"]),
+         "measure": "ndgc"}]}]},
+     ["table 'f'", "key 'measure'", "unknown measure 'ndgc'"]),
     ({"tables": [{"id": "s", "kind": "scorecard", "runs": []}]},
      ["table 's'", "key 'runs'", "must be a non-empty list"]),
     ({"tables": 5}, ["key 'tables'", "must be a list of table objects"]),
@@ -73,6 +74,7 @@ class Refusals(unittest.TestCase):
             table_from_dict({"id": "f", "kind": "forms", "systems": [{"id": "x"}]}, self.ctx)
 
 
+@slow
 class ReproduceExitsTwo(unittest.TestCase):
     def test_bad_spec_exit_2_one_line_per_problem(self):
         with tempfile.TemporaryDirectory() as tmp:

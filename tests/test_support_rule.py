@@ -15,6 +15,7 @@ from nclue.errors import InputError
 from nclue.instrument.inputs import BuildInput, OutlineItem, Page, SourceDocument
 from nclue.instrument.support_rule import (ConditionDef, Establisher, load_rule, running_flags,
                                            margin_skeletons, skeleton)
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parents[1]
 RULE = ROOT / "audit" / "label_audit" / "support_rule_P1.json"
@@ -145,6 +146,7 @@ if __name__ == "__main__":
     unittest.main()
 
 
+@slow
 class ShippedLabelVersionP1(unittest.TestCase):
     """The shipped repair P1 of v1 against the rule, on the pages the air-gapped sample ships."""
 

@@ -246,7 +246,10 @@ class ScoreCommand(unittest.TestCase):
         code, out, err = self.score(lexical, "--release", str(EXAMPLE), "--json")
         self.assertEqual(code, 0)
         self.assertIn('"tie_decided_queries": 1', out)
-        self.assertEqual(err, "")  # a JSONL run's list order is the producer's ranking
+        self.assertIn('"ties": "input"', out)
+        # a JSONL run's list order decides q1 as a TREC file's line order would: announced too
+        self.assertEqual(len(err.strip().splitlines()), 1)
+        self.assertIn("1 query (first: q1)", err)
         with tempfile.TemporaryDirectory() as tmp:
             trec = Path(tmp) / "lexical.trec"
             self.assertEqual(main(["export-trec", "--release", str(EXAMPLE), "--run", lexical,

@@ -120,9 +120,16 @@ class TrecEvalGolden(unittest.TestCase):
         self.assertEqual(self.score("results.test", ["gold:ndcg_cut.10"]),
                          golden("out.test.aq", {"ndcg_cut_10"}))
 
-    def test_bare_family_takes_k_and_ties_default_to_trec_eval(self):
-        self.assertEqual(self.score("results.test", ["ndcg_cut"], "--k", "20"),
+    def test_ties_default_to_trec_eval_and_a_bare_family_is_refused(self):
+        self.assertEqual(self.score("results.test", ["ndcg_cut.20"]),
                          golden("out.test.aq", {"ndcg_cut_20"}))
+        # an alias takes no default cutoff (issue 22): bare ndcg_cut is trec_eval's every cutoff
+        code, out, err = cli(["score", str(FIXTURE / "results.test"), "--release",
+                              str(self.release), "--measures", "ndcg_cut", "--per-query",
+                              "trec_eval", "--k", "20"])
+        self.assertEqual((code, out), (2, ""))
+        self.assertEqual(len(err.strip().splitlines()), 1)
+        self.assertIn("every default cutoff", err)
 
     def test_tsv_form_unchanged(self):
         code, out, _ = cli(["score", str(FIXTURE / "results.test"), "--release",

@@ -12,6 +12,7 @@ import unittest
 from pathlib import Path
 
 from tests.child_signals import default_sigint
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP = shutil.ignore_patterns(".git", "build", "work", "__pycache__", ".venv*", "venv*", "*.pyc")
@@ -28,6 +29,7 @@ def snapshot(root: Path):
     return out
 
 
+@slow
 class WritesNothing(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

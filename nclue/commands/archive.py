@@ -10,8 +10,8 @@ from ..errors import VerificationError
 DESCRIPTION = """\
 Write a BagIt bag (RFC 8493: bagit.txt, bag-info.txt, manifest-sha256.txt,
 tagmanifest-sha256.txt, payload under data/) of this repository's release: everything
-`python reproduce.py` needs (nclue/, reproduce.py, data/, reference_metrics/, audit/,
-provenance/, claims/, docs/, README.md, DATASHEET.md, LICENSE, CITATION.cff, pyproject.toml,
+`python reproduce.py` needs and verifies (nclue/, reproduce.py, tests/, tools/, producers/,
+data/, reference_metrics/, audit/, provenance/, claims/, docs/, README.md, DATASHEET.md, LICENSE, CITATION.cff, pyproject.toml,
 MANIFEST.json, SHA256SUMS; hidden files and __pycache__ left out, symbolic links refused).
 OUT ending in .tar (or .tar.gz / .tgz) is a deterministic tar (sorted entries, mtime 0, uid/gid 0,
 mode 0644/0755, PAX format); any other OUT is a folder (new or empty). Before writing, SHA256SUMS

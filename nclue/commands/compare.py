@@ -11,6 +11,7 @@ with the runs it is significantly better than (family sign-flip test, Holm acros
 """
 
 import json
+import sys
 
 from .. import api
 from ..claims import format_fixed
@@ -19,15 +20,21 @@ from ..inference import (DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_REPLICATES, DEFAU
                          Resampler)
 from ..inference.montecarlo import bootstrap_distribution, bounds_error
 from ..inference.resampling import _paired
-from ..measures import DEFAULT_K, REGISTRY, Measure
-from ..metrics import per_query
+from ..measures import DEFAULT_K, REGISTRY, Measure, MeasureRegistry
+from ..metrics import query_facts
 from ..release import gold_families, load_release
 from ..run_index import RunIndex
 from ..runs import TIE_RULES, load_run
+from ..tie_contract import decided_queries, file_order_warning, rule_note
 
-#: Measures a paired comparison can use: computed from rankings and defined on every query.
-COMPARABLE = tuple(d.key for d in REGISTRY if d.per_query is not None and not d.conditional
-                   and d.key != "complete_first")
+
+def comparable(registry: MeasureRegistry = REGISTRY) -> tuple:
+    """Measures a paired comparison can use: computed from rankings and defined on every query."""
+    return tuple(d.key for d in registry if d.per_query is not None and not d.conditional
+                 and d.key != "complete_first")
+
+
+COMPARABLE = comparable()
 
 
 def add_parser(subparsers) -> None:
@@ -56,7 +63,10 @@ def add_parser(subparsers) -> None:
                              f"({', '.join(COMPARABLE)}; with or without @k; default "
                              "nclue_score): every query of the release counts for each")
     parser.add_argument("--ties", choices=TIE_RULES, default="input",
-                        help="tie rule for equal scores (default: input order, as the paper)")
+                        help="tie rule for equal scores: input (default: the file order, the "
+                             "paper's rule; a warning names the queries it decides), trec_eval "
+                             "(docid descending) or expected (exact expectation over tie orders; "
+                             "both independent of the file order)")
     parser.add_argument("--measures", nargs="+", metavar="MEASURE",
                         help="measures of the N-run table (default nclue_score gold_hit); registry "
                              "names or aliases such as nDCG@10 or gold:Success@10")
@@ -70,36 +80,61 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run_compare)
 
 
-def comparable_measure(text: str, k: int) -> Measure:
+def comparable_measure(text: str, k: int, registry: MeasureRegistry = REGISTRY) -> Measure:
     """Parse ``--measure`` (a registry name, bare or with ``@k``) and refuse measures whose mean
     is not over every query (a paired test needs the same queries on both sides)."""
-    measure = REGISTRY.parse(text, default_k=k, where="--measure")
-    if measure.key not in COMPARABLE:
+    measure = registry.parse(text, default_k=k, where="--measure")
+    keys = comparable(registry)
+    if measure.key not in keys:
         raise InputError("--measure", f"{measure.name!r} cannot be compared query by query; "
-                                      f"use one of {', '.join(COMPARABLE)}")
+                                      f"use one of {', '.join(keys)}")
     return measure
 
 
 def compare_runs(release, base_run, variant_run, *, k: int = DEFAULT_K, seed: int = DEFAULT_SEED,
                  replicates: int = DEFAULT_REPLICATES, draws: int = DEFAULT_DRAWS,
-                 level: float = DEFAULT_LEVEL, measure: str = "nclue_score") -> dict:
-    """The compare result as a dict (values in percentage points, unrounded)."""
-    chosen = comparable_measure(measure, k)
-    measure = chosen.name
-    base = per_query(release, base_run, chosen.k)[measure]
-    variant = per_query(release, variant_run, chosen.k)[measure]
+                 level: float = DEFAULT_LEVEL, measure: str = "nclue_score",
+                 registry: MeasureRegistry = REGISTRY) -> dict:
+    """The compare result as a dict (values in percentage points, unrounded), with the tie rule
+    and, per run, the queries whose n-Clue or Gold Hit outcome at ``k`` a tie decides. A measure
+    without a cutoff (AUC, Gold RR) is compared as it is; ``k`` then only counts the decided
+    queries."""
+    if base_run.tie_rule != variant_run.tie_rule:
+        raise InputError("nclue compare", "the two runs were loaded under different tie rules")
+    chosen = comparable_measure(measure, k, registry)
+    facts = query_facts(release)
+    vectors = {run.run_id: api.per_query_vectors(release, run, (chosen,), registry, facts)
+               for run in (base_run, variant_run)}
+    base = vectors[base_run.run_id][chosen.name]
+    variant = vectors[variant_run.run_id][chosen.name]
     resampler = Resampler(base.keys(), gold_families(release), seed=seed)
     interval = resampler.paired_bootstrap(base, variant, replicates=replicates, level=level)
     error = bounds_error(bootstrap_distribution(resampler, _paired(base, variant), replicates),
                          level)
     test = resampler.flip_test(base, variant, draws=draws)
     return {
-        "base": base_run.run_id, "variant": variant_run.run_id, "measure": measure,
+        "base": base_run.run_id, "variant": variant_run.run_id, "measure": chosen.name,
         "delta": 100 * test.delta, "ci_lo": 100 * interval.lo, "ci_hi": 100 * interval.hi,
         "se_lo": 100 * error.se_lo, "se_hi": 100 * error.se_hi,
         "p": test.p, "families": resampler.n_families, "queries": test.queries,
         "seed": seed, "replicates": replicates, "draws": draws, "level": level,
+        "ties": base_run.tie_rule, "k": k,
+        "tie_decided_queries": {"base": len(decided_queries(facts, base_run, k)),
+                                "variant": len(decided_queries(facts, variant_run, k))},
     }
+
+
+def warn_file_order(release, runs, paths, rule: str, k: int) -> None:
+    """Under ``--ties input``, one stderr warning per run whose file order decides the n-Clue or
+    Gold Hit outcome of some query (:func:`nclue.tie_contract.file_order_warning`)."""
+    if rule != "input":
+        return
+    facts = query_facts(release)
+    for run, path in zip(runs, paths):
+        decided = decided_queries(facts, run, k)
+        if decided:
+            print(file_order_warning(path, decided, f"the n-Clue or Gold Hit outcome at k={k}"),
+                  file=sys.stderr)
 
 
 def run_compare(args) -> int:
@@ -109,7 +144,9 @@ def run_compare(args) -> int:
         raise InputError("nclue compare", "give at least two runs")
     release = load_release(args.release)
     index = RunIndex.load(args.release)
-    runs = [load_run(index.find(r), release, ties=args.ties) for r in args.runs]
+    paths = [index.find(r) for r in args.runs]
+    runs = [load_run(path, release, ties=args.ties) for path in paths]
+    warn_file_order(release, runs, paths, args.ties, args.k)
     fmt = "json" if args.json else args.format
     if len(runs) > 2 or fmt in ("markdown", "latex") or args.measures:
         table = api.compare(release, runs, measures=args.measures, k=args.k, seed=args.seed,
@@ -138,4 +175,7 @@ def run_compare(args) -> int:
           f"{format_fixed(result['se_lo'], 2)}, {format_fixed(result['se_hi'], 2)})")
     print(f"  family sign-flip p = {format_fixed(result['p'], 4)}  "
           f"(two-sided, {result['draws']} draws, +1 correction, seed {result['seed']})")
+    decided = result["tie_decided_queries"]
+    print(f"  {rule_note(result['ties'])} Queries whose n-Clue or Gold Hit outcome at "
+          f"k={result['k']} a tie decides: base {decided['base']}, variant {decided['variant']}")
     return 0

@@ -13,6 +13,7 @@ from .. import coverage
 from ..errors import InputError
 from ..formats import dumps_canonical
 from ..measures import REGISTRY
+from ..runs import TIE_RULES
 
 DESCRIPTION = """\
 Perspective coverage of one or more runs (Multi3IR paper, sec. 5.1 and 6.3-6.4): hard coverage
@@ -49,14 +50,18 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--vectors", metavar="FILE",
                         help="document vector JSONL ({docid, vector}) for the dispersion "
                              "quartiles of HC@k")
-    parser.add_argument("--ties", default="input", choices=("input", "trec_eval"),
-                        help="score tie rule when reading runs (default: input order)")
+    parser.add_argument("--ties", default="input", choices=TIE_RULES,
+                        help="score tie rule when reading runs: input (default: the file order; "
+                             "a warning names the queries whose HC@k it decides), trec_eval "
+                             "(docid descending) or expected (HC@k's exact expectation over tie "
+                             "orders; SC@k and source coverage have none, so it refuses them)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
     from ..runs import load_run  # local imports: keep `nclue --help` light
+    from ..tie_contract import file_order_warning, hc_decided_queries, hc_vector, plan
 
     if args.release is None and args.perspectives is None:
         raise InputError("nclue coverage", "give --release DIR or --perspectives FILE")
@@ -64,6 +69,10 @@ def run_command(args: argparse.Namespace) -> int:
         raise InputError("nclue coverage", "--k values must be positive integers")
     if args.sources is not None and not args.source_field:
         raise InputError(args.sources, "--sources needs at least one --source-field NAME")
+    if args.judgments is not None:  # the tie contract refuses SC@k under --ties expected
+        plan(REGISTRY.definition("sc"), args.ties, "--ties")
+    if args.source_field:
+        plan(REGISTRY.definition("source_coverage"), args.ties, "--ties")
     ks = coverage.check_ks(args.k)
     release = None
     if args.release is not None:
@@ -97,11 +106,20 @@ def run_command(args: argparse.Namespace) -> int:
     for path in args.runs:
         print(f"nclue coverage: {path}", file=sys.stderr)
         run = load_run(path, release, ties=args.ties)
+        hard = None
+        if args.ties == "expected":
+            hard = {REGISTRY.measure("hc", k).name: hc_vector(queries, run, k) for k in ks}
         report = coverage.evaluate_coverage(queries, coverage.rankings_of(run), ks, judgments,
-                                            sources or None, dispersions)
+                                            sources or None, dispersions, hard)
         report["run"] = run.run_id
+        decided = hc_decided_queries(queries, run, ks)
+        report["tie_decided_queries"] = len(decided)
+        if decided and args.ties == "input":
+            what = f"HC@{ks[0]}" if len(ks) == 1 else f"HC@k (k = {', '.join(map(str, ks))})"
+            print(file_order_warning(path, decided, what, "--ties trec_eval (or `nclue score "
+                                     "--measures hc@k --ties expected`)"), file=sys.stderr)
         reports.append(report)
-    output = {"perspectives": where, "ks": list(ks), "runs": reports}
+    output = {"perspectives": where, "ks": list(ks), "runs": reports, "ties": args.ties}
     if args.json:
         print(dumps_canonical(output, indent=2))
     else:
@@ -115,12 +133,15 @@ def _cell(value: Any) -> str:
 
 def render_text(output: Dict[str, Any]) -> str:
     """A plain-text table per run: one row per measure, one column per cut-off."""
+    from ..tie_contract import rule_note
     ks = output["ks"]
     lines: List[str] = []
     for report in output["runs"]:
         lines.append(f"run {report['run']}: {report['queries']} queries, "
                      f"{report['missing_queries']} not ranked, "
                      f"{report['unsupported_perspectives']} perspectives without support")
+        lines.append(f"  {rule_note(output['ties'])} Queries whose HC@k a tie decides: "
+                     f"{report['tie_decided_queries']}")
         header = f"  {'measure':<22}" + "".join(f"{'@' + str(k):>9}" for k in ks)
         lines.append(header)
         by_family: Dict[str, Dict[int, float]] = {}

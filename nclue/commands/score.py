@@ -11,8 +11,8 @@ from ..metrics import evaluate, is_page_scored, outcome_measures, query_facts
 from ..exports import qids_by_topic_number
 from ..layout import ReleaseLayout
 from ..release import load_queries, load_release, release_notes
-from ..runs import TIE_RULES, checked_against, detect_format, load_run
-from ..ties import file_order_warning, tie_decided_queries
+from ..runs import TIE_RULES, checked_against, load_run
+from ..tie_contract import decided_queries, file_order_warning, rule_note
 
 
 def add_parser(subparsers) -> None:
@@ -70,11 +70,11 @@ def trec_eval_names(asked, k: int):
                 "(e.g. ndcg_cut.10 gold:ndcg_cut.10 gold:success.10)")
     chosen = {}
     for text in asked:
+        name = REGISTRY.parse(text, default_k=k, where="--measures").name  # refusals first
         printed = trec_eval_name(text, default_k=k)
         if printed is None:
             return (f"--per-query trec_eval: {text!r} is not a trec_eval name (ndcg_cut.k, "
                     "gold:ndcg_cut.k, gold:success.k)")
-        name = REGISTRY.parse(text, default_k=k, where="--measures").name
         if chosen.get(printed, name) != name:
             return (f"--per-query trec_eval: {printed[2]} would name two measures (graded and "
                     "gold-only qrels are two trec_eval runs); ask for one of them")
@@ -133,11 +133,12 @@ def run_score(args) -> int:
     release = load_release(args.release, evidence=needs_evidence(run, args.measures, args.k))
     run = checked_against(run, release, args.run, qid_map)
     facts = query_facts(release)
-    decided = tie_decided_queries(facts, run, args.k)  # nclue.ties
-    fmt = detect_format(args.run) if args.format == "auto" else args.format
-    if decided and args.ties == "input" and fmt == "trec":
-        print(file_order_warning(args.run, decided, args.k), file=sys.stderr)
-    tie_line = f"  queries whose n-Clue or Gold Hit outcome a score tie decides: {len(decided)}"
+    decided = decided_queries(facts, run, args.k)  # nclue.tie_contract
+    if decided and args.ties == "input":
+        print(file_order_warning(args.run, decided, f"the n-Clue or Gold Hit outcome at k={args.k}"),
+              file=sys.stderr)
+    tie_line = (f"  queries whose n-Clue or Gold Hit outcome a score tie decides: {len(decided)}"
+                f"\n  {rule_note(args.ties)}")
     if args.measures or args.per_query:
         result = api.score(release, run, args.measures, k=args.k, facts=facts)
         for note in release_notes(release):  # stderr: stdout may be a per-query table
@@ -146,6 +147,7 @@ def run_score(args) -> int:
             print("\n".join(trec_eval_lines(result.per_query, trec_names, release.queries)))
             return 0
         if args.per_query:
+            print(f"nclue: note: {rule_note(args.ties)}", file=sys.stderr)
             print_per_query(result, args.per_query)
             return 0
         if args.json:

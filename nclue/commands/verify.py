@@ -18,7 +18,6 @@ def run_verify(args) -> int:
     # the other commands (nclue score above all) should not pay for at start-up
     from ..verification import reproduce
     summary = reproduce(Path(args.root), only=args.release, log=lambda line: print(line, file=sys.stderr))
-    for problem in summary.problems:
-        print(f"FAIL {problem}")
-    print(f"{summary.verified} claims verified, {summary.failed} failed")
-    return 0 if summary.ok else 1
+    for line in summary.report_lines():
+        print(line)
+    return summary.exit_status()

@@ -27,7 +27,8 @@ def add_parser(subparsers) -> None:
                         help="re-check a stored quote audit against the local page text (sha256, "
                              "offsets, and that each quote establishes its condition)")
     parser.add_argument("--audit-size", type=int, default=300, help="audit sample size (default 300)")
-    parser.add_argument("--audit-seed", type=int, default=20261201, help="audit sampling seed")
+    parser.add_argument("--audit-seed", type=int, default=20261201,  # = quote_audit.QUOTE_AUDIT_SEED
+                        help="audit sampling seed")
     parser.add_argument("--label-version", metavar="ID",
                         help="also re-derive a support-rule repair (e.g. P1) of the release by the "
                              "verifier's own implementation of the rule and compare it pair by pair")

@@ -42,6 +42,9 @@ from ..layout import ReleaseLayout
 from .verify import canonical_section, expected_label
 
 STRATA = (("gold", 150), ("gated", 50), ("partial", 100))
+#: the seed of the shipped quote-backed audits (``nclue verify-construction --audit-seed``'s
+#: default); ``reproduce.py`` re-draws their samples with it
+QUOTE_AUDIT_SEED = 20261201
 
 
 def _path(folder: Path, stem: str) -> Path:
@@ -156,7 +159,7 @@ def _agreement(a, b) -> Dict[str, Any]:
             "cohen_kappa": _kappa(a, b)}
 
 
-def run_audit(build, release, provenance, size: int = 300, seed: int = 20261201):
+def run_audit(build, release, provenance, size: int = 300, seed: int = QUOTE_AUDIT_SEED):
     """Return (rows, summary) of the audit of ``release``."""
     build, release = Path(build), Path(release)
     record = read_json(provenance)

@@ -17,7 +17,8 @@ The package has one module per concept:
 - :mod:`.report`: the JSON and Markdown reports;
 - :mod:`.reproduction`: recomputing mapped table values from a release.
 
-:func:`verify_frozen_verdicts` and :func:`summary_lines` are what ``reproduce.py`` calls.
+:func:`verify_transcription` (one transcription: its checks and summary line, audited once) and
+:func:`orphan_verdicts` are what ``reproduce.py`` calls.
 """
 
 from .evaluator import (EXACT, FAIL, NOT_INFORMATIVE, REVIEW, VERDICT_ORDER, WITHIN, Evaluated,
@@ -28,9 +29,9 @@ from .report import report_json, report_markdown
 from .reproduction import (SLICES, reproduce_from_release, reproduction_counts,
                            resolve_release_folder, slice_qids)
 from .transcription import SCHEMA, Transcription, load_transcription, transcription_from_document
-from .verdicts import (VERDICTS_SCHEMA, check_verdicts, counts_by_kind, review_readings, summary_line,
-                       summary_lines, verdict_counts, verdicts_document, verdicts_path,
-                       verify_frozen_verdicts)
+from .verdicts import (VERDICTS_SCHEMA, check_verdicts, counts_by_kind, orphan_verdicts,
+                       review_readings, summary_line, summary_lines, transcriptions, verdict_counts,
+                       verdicts_document, verdicts_path, verify_frozen_verdicts, verify_transcription)
 
 __all__ = [
     "EXACT", "FAIL", "NOT_INFORMATIVE", "REVIEW", "VERDICT_ORDER", "WITHIN", "Evaluated", "Evaluator",
@@ -41,4 +42,5 @@ __all__ = [
     "SCHEMA", "Transcription", "load_transcription", "transcription_from_document",
     "VERDICTS_SCHEMA", "check_verdicts", "counts_by_kind", "review_readings", "summary_line",
     "summary_lines", "verdict_counts", "verdicts_document", "verdicts_path", "verify_frozen_verdicts",
+    "verify_transcription", "orphan_verdicts", "transcriptions",
 ]

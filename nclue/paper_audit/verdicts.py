@@ -108,32 +108,47 @@ def check_verdicts(results: Sequence[Result], frozen: Mapping[str, Any], where: 
     return problems
 
 
+def verify_transcription(repo_root: PathLike, path: PathLike) -> Tuple[str, int, List[str], str]:
+    """Re-audit one transcription and compare with its frozen verdicts: ``(paper, relations
+    checked, mismatch descriptions, summary line)``. Bad input raises InputError."""
+    root = Path(repo_root)
+    tr = load_transcription(path)
+    results = audit(tr)
+    line = summary_line(tr.paper, results)
+    frozen_path = verdicts_path(root, tr.paper)
+    if not frozen_path.exists():
+        return tr.paper, 0, [f"{frozen_path}: missing frozen verdicts for {Path(path).name}"], line
+    return tr.paper, len(results), check_verdicts(results, read_json(frozen_path), str(frozen_path)), line
+
+
+def transcriptions(repo_root: PathLike) -> List[Path]:
+    """Every transcription under ``claims/papers/``, sorted."""
+    return sorted((Path(repo_root) / "claims" / "papers").glob("*.json"))
+
+
+def orphan_verdicts(repo_root: PathLike, papers: Sequence[str]) -> List[str]:
+    """Frozen verdict files under ``audit/papers/`` whose paper has no transcription."""
+    root = Path(repo_root)
+    return [f"{frozen_path}: no transcription claims/papers/*.json for {frozen_path.name[: -len('.verdicts.json')]}"
+            for frozen_path in sorted((root / "audit" / "papers").glob("*.verdicts.json"))
+            if frozen_path.name[: -len(".verdicts.json")] not in set(papers)]
+
+
 def verify_frozen_verdicts(repo_root: PathLike) -> Tuple[int, List[str]]:
     """Re-audit every ``claims/papers/*.json`` and compare with ``audit/papers/*.verdicts.json``.
 
     Returns ``(number of relations checked, mismatch descriptions)``; a transcription without a
     frozen file (or the reverse) is a mismatch. Bad input raises InputError.
     """
-    root = Path(repo_root)
     checked = 0
     problems: List[str] = []
-    transcriptions = sorted((root / "claims" / "papers").glob("*.json"))
-    papers = set()
-    for path in transcriptions:
-        tr = load_transcription(path)
-        papers.add(tr.paper)
-        results = audit(tr)
-        frozen_path = verdicts_path(root, tr.paper)
-        if not frozen_path.exists():
-            problems.append(f"{frozen_path}: missing frozen verdicts for {path.name}")
-            continue
-        problems.extend(check_verdicts(results, read_json(frozen_path), str(frozen_path)))
-        checked += len(results)
-    for frozen_path in sorted((root / "audit" / "papers").glob("*.verdicts.json")):
-        paper = frozen_path.name[: -len(".verdicts.json")]
-        if paper not in papers:
-            problems.append(f"{frozen_path}: no transcription claims/papers/*.json for {paper}")
-    return checked, problems
+    papers = []
+    for path in transcriptions(repo_root):
+        paper, count, found, _ = verify_transcription(repo_root, path)
+        papers.append(paper)
+        checked += count
+        problems.extend(found)
+    return checked, problems + orphan_verdicts(repo_root, papers)
 
 
 def summary_lines(repo_root: PathLike) -> List[str]:

@@ -159,10 +159,12 @@ def figure_caption(figure, ctx: ReleaseContext) -> str:
     return caption + describe(figure, ctx) if describe else caption
 
 
-def open_release(folder, ties: str = "input",
-                 registry: MeasureRegistry = REGISTRY) -> Tuple[ReleaseContext, ReportSpec]:
-    """Load a release and parse its ``report.json``; the context takes the report's ``k``."""
-    ctx = ReleaseContext(folder, ties, registry=registry)
+def open_release(folder, ties: str = "input", registry: MeasureRegistry = REGISTRY,
+                 shared=None) -> Tuple[ReleaseContext, ReportSpec]:
+    """Load a release (or take it from ``shared``, the contexts loaded in this run:
+    :meth:`ReleaseContext.opened`) and parse its ``report.json``; the context takes the
+    report's ``k``."""
+    ctx = ReleaseContext.opened(folder, ties, registry, shared)
     spec = load_report_spec(ctx.layout, tuple(ctx.index.ids()), tuple(ctx.fair_runs()), registry,
                             all_run_ids=tuple(ctx.complete_runs()))
     ctx.k = spec.k

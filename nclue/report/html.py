@@ -234,8 +234,8 @@ def _table_html(block: TableBlock, slug: str, out: List[str]) -> None:
         out.append("</tbody>")
     out.append("</table>")
     out.append("</div>")
-    if table.note:
-        out.append(f"<p>{inline_html(table.note)}</p>")
+    if table.printed_note:
+        out.append(f"<p>{inline_html(table.printed_note)}</p>")
 
 
 def _anchors(document: Document) -> Tuple[str, List[Tuple[int, str, str]]]:

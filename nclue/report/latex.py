@@ -56,8 +56,8 @@ def table_latex(block: TableBlock) -> List[str]:
             cells.append(text + (f"$^{{\\mathrm{{{escape(mark)}}}}}$" if mark else ""))
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
-    if table.note:
-        lines += [r"\par\smallskip", r"{\footnotesize " + inline_latex(table.note) + "}"]
+    if table.printed_note:
+        lines += [r"\par\smallskip", r"{\footnotesize " + inline_latex(table.printed_note) + "}"]
     lines.append(r"\end{table}")
     return lines
 

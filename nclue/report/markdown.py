@@ -89,8 +89,8 @@ def table_lines(table: Table, block: "TableBlock | None" = None) -> List[str]:
             mark = block.mark(row_key, column.key) if block is not None else ""
             cells.append(text + (f"<sup>{mark}</sup>" if mark else ""))
         lines.append(f"| {_cell(label)} | " + " | ".join(cells) + " |")
-    if table.note:
-        lines += ["", escape_markdown(table.note)]
+    if table.printed_note:
+        lines += ["", escape_markdown(table.printed_note)]
     return lines
 
 

@@ -4,6 +4,7 @@ Each kind module (one per kind) exposes ``KIND``, a :class:`nclue.tables.spec.Sp
 list below is the registry (explicit, so that reading it shows every kind there is).
 """
 
+from dataclasses import replace
 from typing import List, Mapping, Sequence
 
 from ..context import ReleaseContext
@@ -38,8 +39,13 @@ TABLE_KINDS: Mapping[str, SpecKind] = {kind.name: kind for kind in (
 
 
 def build_table(spec, ctx: ReleaseContext, kinds: Mapping[str, SpecKind] = TABLE_KINDS) -> Table:
-    """Build one parsed table spec; a table that reports no number is an InputError."""
+    """Build one parsed table spec; a table that reports no number is an InputError. A table
+    whose numbers were scored from run rankings carries the context's tie rule (``Table.ties``,
+    printed under it), unless its kind names the rules itself."""
+    before = ctx.ranking_reads
     table = kinds[spec.kind].build(spec, ctx)
+    if table.ties is None and ctx.ranking_reads > before:
+        table = replace(table, ties=ctx.ties)
     if not table.cells():
         raise InputError(ctx.layout.report_spec,
                          f"table {spec.id!r}: reports no number (so no claim); check its runs")

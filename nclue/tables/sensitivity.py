@@ -57,6 +57,9 @@ def _weights(cache: Dict[Any, Any], kind: str, memberships: Mapping[str, Tuple[s
 
 
 def build(spec: SensitivitySpec, ctx: ReleaseContext) -> Table:
+    if ctx.ties == "expected":  # the common-support ordering reads one order's first ranks
+        raise InputError(ctx.layout.report_spec, f"table {spec.id!r}: the sensitivity kind reads "
+                         "the first ranks of one order; it has no form under --ties expected")
     measure, seed, replicates, level = spec.measure, spec.seed, spec.replicates, spec.level
     k = ctx.k
     gold = inference.gold_memberships(ctx.release)

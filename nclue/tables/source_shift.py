@@ -4,7 +4,8 @@ Table 7: "Raw-form operation-direction stress test").
 
 The other release is named by the spec (``other``: a sibling folder under ``data/``, e.g.
 ``v2``); it is loaded read-only through its own :class:`nclue.context.ReleaseContext` (its
-run index, sha256-checked), so data still flows one way: files of both releases -> per-query
+run index, sha256-checked; shared with the rest of the run by :meth:`ReleaseContext.sibling`,
+so reproduce.py loads it once), so data still flows one way: files of both releases -> per-query
 vectors -> this table. An operation lists a base and a variant run id that must exist in
 both releases. Per release: the mean difference (points) and its family-bootstrap interval
 (each release's own exact-gold-set families). Direction: ``1`` same sign, ``-1`` flip, ``0``
@@ -59,16 +60,16 @@ def other_context(ctx: ReleaseContext, name: str) -> ReleaseContext:
     if name == ctx.name or not ReleaseLayout(folder).is_release():
         raise InputError(ctx.layout.report_spec, f"other release {name!r}: no release folder "
                                                  f"{folder} beside {ctx.name!r}")
-    return ReleaseContext(folder, ctx.ties, ctx.k, ctx.registry)
+    return ctx.sibling(name)
 
 
-def _contrast(ctx: ReleaseContext, spec: SourceShiftSpec, op: Operation):
+def _contrast(ctx: ReleaseContext, spec: SourceShiftSpec, op: Operation, measure: Measure):
     for run_id in (op.base, op.variant):
         if run_id not in ctx.index:
             raise InputError(ctx.layout.report_spec, f"table {spec.id!r}, operation {op.id!r}: "
                                                      f"run {run_id!r} is not in release {ctx.name!r}")
-    base = ctx.vector(op.base, spec.measure)
-    variant = ctx.vector(op.variant, spec.measure)
+    base = ctx.vector(op.base, measure)
+    variant = ctx.vector(op.variant, measure)
     resampler = ctx.resampler(base, spec.seed)
     bounds = paired_bounds_error(resampler, base, variant, spec.replicates, inference.DEFAULT_LEVEL)
     delta = math.fsum(variant[q] - base[q] for q in base) / len(base)
@@ -78,10 +79,11 @@ def _contrast(ctx: ReleaseContext, spec: SourceShiftSpec, op: Operation):
 
 def build(spec: SourceShiftSpec, ctx: ReleaseContext) -> Table:
     other = other_context(ctx, spec.other)
+    measure = spec.measure if spec.measure.k is not None else spec.measure.at(ctx.k)  # this report's k
     rows = []
     for op in spec.operations:
-        d1, lo1, hi1, se1, f1 = _contrast(ctx, spec, op)
-        d2, lo2, hi2, se2, f2 = _contrast(other, spec, op)
+        d1, lo1, hi1, se1, f1 = _contrast(ctx, spec, op, measure)
+        d2, lo2, hi2, se2, f2 = _contrast(other, spec, op, measure)
         cells = {"here": d1, "here_lo": lo1, "here_hi": hi1, "there": d2, "there_lo": lo2,
                  "there_hi": hi2, "here_se": se1, "there_se": se2, "fragile": 1.0 if f1 or f2 else 0.0,
                  "direction": float(direction(d1, d2))}

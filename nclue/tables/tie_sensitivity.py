@@ -73,7 +73,7 @@ def build(spec: TieSensitivitySpec, ctx: ReleaseContext) -> Table:
             "n-Clue success or Gold Hit at k has a probability strictly between 0 and 1 over the "
             "tie orders.")
     return Table(spec.id, spec_title(spec, "Tie-rule sensitivity of the contrasts"), columns,
-                 tuple(rows), note)
+                 tuple(rows), note, ",".join(spec.ties))
 
 
 KIND = SpecKind("tie_sensitivity", TieSensitivitySpec, build,
