@@ -129,7 +129,7 @@ def expected_gold_hit(golds: Iterable[str], groups: Sequence[TieGroup], k: int) 
 
 def expected_hard_coverage(supports: Sequence[Iterable[str]], groups: Sequence[TieGroup],
                            k: int) -> Fraction:
-    """E[HC@k] (Multi3IR, eq. 5, arXiv 2608.30949): HC@k is the mean over perspectives of
+    """E[HC@k] (Multi3IR, eq. 5): HC@k is the mean over perspectives of
     1[some supporting document in the top k], so its expectation is the mean of those
     probabilities, each the hit probability of :func:`expected_gold_hit` with the perspective's
     supporting documents in place of the golds."""

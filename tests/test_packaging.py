@@ -121,8 +121,16 @@ class Citation(unittest.TestCase):
     def test_no_placeholder_author_and_both_papers(self):
         self.assertNotIn("The nclue authors", self.text)
         self.assertIn('value: "arXiv:2607.24165"', self.text)
-        self.assertIn('value: "arXiv:2608.30949"', self.text)
         self.assertEqual(len(re.findall(r"(?m)^  - type: article$", self.text)), 2)
+
+    def test_multi3ir_cited_by_title_and_repository_only(self):
+        # its source text gives a title and a repository URL, no authors and no arXiv id
+        block = self.text[self.text.index('title: "Multi³IR'):]
+        self.assertIn('repository: "https://github.com/seokwon99/Multi3IR"', block)
+        self.assertNotIn("family-names", block)
+        self.assertNotIn("identifiers", block)
+        self.assertNotIn("arxiv.org", block)
+        self.assertNotIn("arXiv:", block)
 
     def test_datasheet_cites_by_arxiv_id(self):
         datasheet = (ROOT / "DATASHEET.md").read_text(encoding="utf-8")

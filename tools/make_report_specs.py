@@ -147,46 +147,113 @@ UNTESTABLE_V1 = [
      "no LLM paraphrase runs: no LLM is available offline here", None),
 ]
 
-#: What the data show for the findings that do not replicate (printed after the verdict).
+def said(text, *checks):
+    """An observed statement (nclue.tables.statements): numbers as {table/row/column}
+    placeholders, every comparative resting on ``checks`` ([cell, op, cell or number])."""
+    out = {"text": text}
+    if checks:
+        out["checks"] = [list(c) for c in checks]
+    return out
+
+
+def reason(text, *checks):
+    """A mechanism nothing here tests: printed as "a possible reason, not tested here"."""
+    return dict(said(text, *checks), role="possible reason")
+
+
+def cell(table, row, column):
+    return f"{table}/{row}/{column}"
+
+
+def interval(table, row, lo="ci_lo", hi="ci_hi"):
+    return f"{{+{table}/{row}/delta}} [{{+{table}/{row}/{lo}}}, {{+{table}/{row}/{hi}}}]"
+
+
+F, M3 = "findings", "multi3ir_findings"
+#: What the data show for the findings that do not replicate, printed after the verdict when it is
+#: one the explanation was written for: (written_for verdict codes, statements). Verdict codes:
+#: 1 replicates, 0 same direction n.s. (for "0" findings: inconclusive), -1 opposite n.s.,
+#: -2 contradicted (for "0" findings: an effect beyond the margin).
 EXPLANATIONS = {
-    "m3_spin_vs_lora": (
-        "LoRA (r=16) from the middle layer trains 1,658,880 weights against SPIN's 1,920 (Table 5 "
-        "analogue), on the same batches and noisy-OR objective; on v1's 1,798 training queries "
-        "that capacity reaches a higher HC@10, and the paper's comparison was at Multi3IR's far "
-        "more varied perspectives"),
-    "m3_spin_vs_adapter": (
-        "The bottleneck adapter (r=64) from the middle layer trains 737,280 weights against "
-        "SPIN's 1,920 on the same batches and objective, and reaches a higher HC@10 on v1"),
-    "m3_dispersed_gains": (
-        "SPIN gains in every dispersion quartile, but not most in the most dispersed one (Table 7 "
-        "analogue): v1's positive documents are all pages of TeX Live manuals, so the quartiles "
-        "span a narrow band of mean pairwise cosine distance, unlike Multi3IR's mixed sources"),
-    "m3_random_vs_naive": (
-        "The 90% interval reaches the margin, so neither equivalence nor an effect is shown at m = 5; "
-        "the HC@k-beside-Score section tests the control at every m, where at m = 7 random vectors "
-        "do raise HC@10 beyond the margin"),
-    "fusion_adds_to_lexical": ("Equal-weight RRF gives the model list as much weight as BM25-AND, and our "
-        "model lists are weak on this code-heavy corpus (see the scorecard: MiniLM top-3 finds far fewer golds "
-        "than BM25-AND), so fusion demotes BM25's golds about as often as it adds new ones; the paper's visual "
-        "lists were strong partners. The tie table shows the contrast under the trec_eval tie rule too"),
-    "page_top3_discovery": ("Averaging MiniLM's three best page scores dilutes the best-matching page when a "
-        "condition is supported on one page, so the gold's score falls; the page-evidence table shows MiniLM's "
-        "condition coverage falling from best page to top-3 as well, and the paper's gain came from a visual "
-        "retriever whose page scores we could not reproduce"),
-    "spin_random_control_m3": ("At m = 3 random vectors of the same norm raise HC@10 about as much as the learned "
-        "ones (the learned-over-random finding at m = 3 is not significant): at this m most of SPIN's coverage gain "
-        "is not specific to the learned directions"),
-    "spin_random_control_m7": ("At m = 7 random vectors of the same norm raise HC@10 beyond the margin, about as "
-        "much as the learned ones (the learned-over-random finding at m = 7 is not significant): the control "
-        "fails here, so SPIN's gain at m = 7 cannot be credited to the learned directions"),
-    "lexical_decomposition_reverses": ("The v2 sign replicates, but on v1 distinct-page BM25 is already slightly "
-        "below BM25-AND (not significant), so the Table 7 analogue in the v1 report shows the same sign on both "
-        "releases, not the paper's flip"),
-    "page_aggregation_flips": ("On v1 BM25 top-3 page aggregation is already a null change, so the Table 7 "
-        "analogue shows no flip either; the paper's page-aggregation gain came from a visual retriever"),
-    "lexical_distinct_page": ("BM25 distinct-page finds more golds (see the Gold Hit finding) but also ranks "
-        "near-miss subsets that hold n-1 conditions on distinct pages high; on v1 the Score difference is within "
-        "noise, as in the paper (+1.5, n.s.), only the sign differs"),
+    "m3_spin_vs_lora": ([-2, -1], [
+        said("LoRA (r=16) from the middle layer trains {m3_table5/lora_l3/recorded_parameters} weights "
+             "against SPIN's {m3_table5/spin_l3/parameters} (Table 5 analogue), on SPIN's batches and "
+             "noisy-OR objective, and reaches a higher HC@10 on v1 ({m3_table5/lora_l3/hc@10} against "
+             "{m3_table5/spin_l3/hc@10})",
+             (cell("m3_table5", "lora_l3", "recorded_parameters"), ">", cell("m3_table5", "spin_l3", "parameters")),
+             (cell("m3_table5", "lora_l3", "hc@10"), ">", cell("m3_table5", "spin_l3", "hc@10"))),
+        reason("with that capacity LoRA may fit the conditions of v1's {m3h_split/train_full/count} training "
+               "queries better, and the paper's comparison was on Multi3IR's more varied perspectives")]),
+    "m3_spin_vs_adapter": ([-2, -1], [
+        said("the bottleneck adapter (r=64) from the middle layer trains {m3_table5/adapter_l3/recorded_parameters} "
+             "weights against SPIN's {m3_table5/spin_l3/parameters} on SPIN's batches and objective, and reaches "
+             "a higher HC@10 on v1 ({m3_table5/adapter_l3/hc@10} against {m3_table5/spin_l3/hc@10})",
+             (cell("m3_table5", "adapter_l3", "recorded_parameters"), ">", cell("m3_table5", "spin_l3", "parameters")),
+             (cell("m3_table5", "adapter_l3", "hc@10"), ">", cell("m3_table5", "spin_l3", "hc@10"))),
+        reason("its larger capacity may fit v1's conditions better")]),
+    "m3_dispersed_gains": ([0, -1, -2], [
+        said("SPIN gains in every dispersion quartile (Table 7 analogue: {+m3_table7_hc10/spin_m5/gain_q1}, "
+             "{+m3_table7_hc10/spin_m5/gain_q2}, {+m3_table7_hc10/spin_m5/gain_q3} and "
+             "{+m3_table7_hc10/spin_m5/gain_q4} points from the most clustered to the most dispersed "
+             "quartile), but a larger gain in the most dispersed quartile is not shown",
+             *[(cell("m3_table7_hc10", "spin_m5", f"gain_q{q}"), ">", 0) for q in (1, 2, 3, 4)],
+             (cell(M3, "m3_dispersed_gains", "verdict"), "in", [0, -1, -2])),
+        reason("v1's positive documents are all pages of TeX Live manuals, so its quartiles span a narrow band of "
+               "mean pairwise cosine distance (upper ends {m3_table7_hc10/max_dispersion/q1} to "
+               "{m3_table7_hc10/max_dispersion/q4}), unlike Multi3IR's mixed sources")]),
+    "m3_random_vs_naive": ([0], [
+        said("the {=90}% interval reaches the margin, so neither equivalence nor an effect beyond the margin is "
+             "shown at m = {=5}",
+             (cell(M3, "m3_random_vs_naive", "hi90"), ">=", cell(M3, "m3_random_vs_naive", "margin"))),
+        said("the directional findings test the control at every m, and at m = {=7} random vectors raise HC@10 "
+             "beyond the margin", (cell(F, "spin_random_control_m7", "verdict"), "=", -2))]),
+    "fusion_adds_to_lexical": ([-2, -1], [
+        said("equal-weight RRF ranks by the two lists' reciprocal ranks alone, and MiniLM's top-3 list finds a gold "
+             "for {scorecard/minilm_joint_top3.clean/gold_hit@10}% of queries, BM25-AND for "
+             "{scorecard/bm25_and.clean/gold_hit@10}% (scorecard)",
+             (cell("scorecard", "minilm_joint_top3.clean", "gold_hit@10"), "<",
+              cell("scorecard", "bm25_and.clean", "gold_hit@10"))),
+        reason("fusion may demote BM25-AND's golds about as often as it adds new ones, and the paper's visual "
+               "lists may have been stronger partners"),
+        said("under the trec_eval tie rule the contrast is {+ties/finding_fusion_adds_to_lexical/delta:trec_eval} "
+             "points (tie table)")]),
+    "page_top3_discovery": ([-1, -2], [
+        said("MiniLM's condition coverage of the retrieved golds falls from "
+             "{page_evidence/minilm_joint_best.clean/condition_coverage@10}% with the best page to "
+             "{page_evidence/minilm_joint_top3.clean/condition_coverage@10}% with the top three pages "
+             "(page-evidence table)",
+             (cell("page_evidence", "minilm_joint_top3.clean", "condition_coverage@10"), "<",
+              cell("page_evidence", "minilm_joint_best.clean", "condition_coverage@10"))),
+        reason("averaging MiniLM's three best page scores dilutes the best-matching page when a condition is "
+               "supported on one page, so the gold's score falls; the paper's gain came from a visual retriever "
+               "(provenance/BLOCKED_SYSTEMS.md)")]),
+    "spin_random_control_m3": ([0, -2], [
+        said("at m = {=3} random vectors of the same norm raise HC@10 by {+findings/spin_random_control_m3/delta} "
+             "points, {=90}% interval [{+findings/spin_random_control_m3/lo90}, "
+             "{+findings/spin_random_control_m3/hi90}], above zero",
+             (cell(F, "spin_random_control_m3", "lo90"), ">", 0)),
+        said("the learned vectors' advantage over them at this m is not shown ("
+             + interval(F, "spin_learned_over_random_m3") + ")",
+             (cell(F, "spin_learned_over_random_m3", "verdict"), "in", [0, -1])),
+        reason("at this m much of SPIN's coverage gain may not be specific to the learned directions")]),
+    "spin_random_control_m7": ([-2], [
+        said("at m = {=7} random vectors of the same norm raise HC@10 beyond the margin, and the learned vectors' "
+             "advantage over them is not shown (" + interval(F, "spin_learned_over_random_m7") + ")",
+             (cell(F, "spin_random_control_m7", "lo90"), ">", cell(F, "spin_random_control_m7", "margin")),
+             (cell(F, "spin_learned_over_random_m7", "verdict"), "in", [0, -1])),
+        said("the control fails here, so SPIN's gain at m = {=7} is not shown to come from the learned directions",
+             (cell(F, "spin_random_control_m7", "verdict"), "=", -2))]),
+    "lexical_distinct_page": ([-1, 0], [
+        said("BM25 distinct-page's Gold Hit gain over BM25-AND is not significant ("
+             + interval(F, "lexical_distinct_page_hit") + ", the Gold Hit finding)",
+             (cell(F, "lexical_distinct_page_hit", "verdict"), "in", [0, -1])),
+        said("its subset-first share is higher ({outcomes/bm25_sdr.clean/subset_first@10}% against "
+             "{outcomes/bm25_and.clean/subset_first@10}%, outcomes table)",
+             (cell("outcomes", "bm25_sdr.clean", "subset_first@10"), ">",
+              cell("outcomes", "bm25_and.clean", "subset_first@10"))),
+        reason("distinct-page scoring also ranks high the near-miss subsets that hold n-1 conditions on distinct "
+               "pages"),
+        said("as in the paper, the Score difference is not significant")]),
 }
 
 
@@ -256,9 +323,11 @@ def contrast_blocks(ctx):
     return blocks
 
 
-def findings(ctx, table=FINDINGS, untestable=(), missing=None):
+def findings(ctx, table=FINDINGS, untestable=(), missing=None, explain=True):
     """Findings rows of the runs the release has; with ``missing`` (a reason), a finding whose runs
-    are absent becomes a "not testable" row naming them, so the list states every observation."""
+    are absent becomes a "not testable" row naming them, so the list states every observation.
+    ``explain``: attach the explanations (only tables whose sentences the report prints). A pattern's
+    other side takes the label version of the table's own (a scoped table's)."""
     rows = []
     for fid, statement, base, variant, measure, direction in table:
         if missing is not None and (base not in ctx.index or variant not in ctx.index):
@@ -270,8 +339,10 @@ def findings(ctx, table=FINDINGS, untestable=(), missing=None):
                    "measure": measure, "direction": direction}
             if direction == "0":
                 row["margin"] = EQUIVALENCE_MARGIN
-            if fid in EXPLANATIONS:
-                row["explanation"] = EXPLANATIONS[fid]
+            if fid in EXPLANATIONS and explain:
+                row["written_for"], row["explanation"] = EXPLANATIONS[fid]
+            if fid in PATTERNS:
+                row["other"], row["other_direction"] = PATTERNS[fid]
             if fid in DISPERSION_FINDINGS:
                 row["dispersion_quartiles"] = DISPERSION_FINDINGS[fid]
             rows.append(row)
@@ -305,9 +376,10 @@ SOURCE_SHIFT_OPS = [
 
 #: SourceShift observations of the paper (Table S4 / Table 7 signs), re-tested on v2.
 FINDINGS_V2 = [
-    ("lexical_decomposition_reverses", "Lexical distinct-page composition reverses under source shift (Table S4: -20.0 raw, -14.7 clean)",
+    ("lexical_decomposition_reverses", "Lexical distinct-page composition reverses under source shift (Table 7: +1.5 on "
+     "CrossPage, -20.0 on SourceShift; Table S4: -14.7 clean)",
      "bm25_and.clean", "bm25_sdr.clean", "nclue_score", "-"),
-    ("page_aggregation_flips", "Page aggregation flips under source shift (Table 7: -0.9)",
+    ("page_aggregation_flips", "Page aggregation flips under source shift (Table 7: +1.2 on CrossPage, -0.9 on SourceShift)",
      "bm25_page_max.clean", "bm25_page_top3.clean", "nclue_score", "-"),
     ("fusion_over_page_list", "Adding lexical evidence to the page list helps under source shift (Table S4: +11.1 clean)",
      "bm25_page_top3.clean", "rrf_bm25_and+bm25_page_top3.clean", "nclue_score", "+"),
@@ -322,6 +394,9 @@ FINDINGS_V2 = [
     ("reranking_v2", "Generic fixed-pool re-scoring lowers n-Clue Score under source shift (Table S4: BGE reranker -3.6 clean)",
      "bm25_or.clean", "minilm_pool_best_bm25_or.clean", "nclue_score", "-"),
 ]
+#: v2 findings that name a pattern across releases (Table 7's "flip"): judged on both sides, the
+#: same runs on v1 with the paper's CrossPage direction (nclue.tables.findings).
+PATTERNS = {"lexical_decomposition_reverses": ("v1", "+"), "page_aggregation_flips": ("v1", "+")}
 UNTESTABLE_V2 = [
     ("visual_reranker_v2", "The visual reranker's negative sign persists under source shift (Table S4: -3.1 clean)",
      "no visual page retriever or visual reranker could be run (provenance/BLOCKED_SYSTEMS.md)", None),
@@ -339,24 +414,45 @@ V2_PAIRED_MODELS = [
     ("reranking", "MiniLM re-scoring of the BM25-OR top 100 - BM25-OR", "bm25_or", "minilm_pool_best_bm25_or"),
 ]
 
-FORMS_NOTE = ("Query forms: the paper's controlled contrasts use its raw form, the construction's original query text "
+FORMS_NOTE = said(
+    "Query forms: the paper's controlled contrasts use its raw form, the construction's original query text "
     "(supplement sec. 6: \"raw: exact query_text_eval_full\"); its scorecard uses the clean semicolon form. Our "
     "construction has no query text beyond the inventory's condition names, so our raw form is those names joined by "
     "commas (\"ISBN, AMS, Usage\"): for the lexical systems it tokenizes exactly like clean (the forms table shows "
     "identical BM25 raw and clean scores), and for the models it differs only in punctuation. We therefore run every "
     "controlled contrast on the clean form, the released form of the paper's scorecard, and report raw beside it in "
-    "the forms table; the choice is recorded in DATASHEET.md.")
+    "the forms table; the choice is recorded in DATASHEET.md.",
+    *[(f"forms/{system}/raw:nclue_score@10", "=", f"forms/{system}/clean:nclue_score@10")
+      for system in ("bm25_or", "bm25_and", "bm25_sdr")])
 
 
-DENSITY_SPLADE_EXPLANATION = ("Unlike the lexical runs, SPLADE-tiny's condition-wise run also finds fewer golds "
-    "on 3-condition queries (Table 6 analogue: its Gold Hit falls from n=2 to n=3 as well), so its loss is one of "
-    "discovery, not of ordering against near-miss subsets: its harmonic mean is set by the weakest of three weak "
-    "per-condition SPLADE-tiny scores, so for it the third condition is one more way to miss, not an extra anchor")
-REGRESSION_EXPLANATION = ("On v1 condition rarity and judged-pool size are nearly collinear by construction (the pool "
-    "is every document holding one of the conditions, so common conditions make large pools; the difficulty table's note "
-    "gives the correlation), so the two betas share one effect and neither is stable on its own; the shared effect points "
-    "the other way from the paper's pool-size sign (large pools of common conditions are not easier here), and for "
-    "BM25-AND each beta's interval covers zero")
+DENSITY_SPLADE_EXPLANATION = ([-2, -1], [
+    said("unlike BM25-AND, SPLADE-tiny's condition-wise run also finds fewer golds on 3-condition queries "
+         "(Table 6 analogue: Gold Hit {slices/splade_cond_hmean_best.clean/n=2:gold_hit@10} on 2-condition and "
+         "{slices/splade_cond_hmean_best.clean/n=3:gold_hit@10} on 3-condition queries; BM25-AND "
+         "{slices/bm25_and.clean/n=2:gold_hit@10} and {slices/bm25_and.clean/n=3:gold_hit@10}), so part of its loss "
+         "is one of discovery, not of ordering against near-miss subsets",
+         ("slices/splade_cond_hmean_best.clean/n=3:gold_hit@10", "<", "slices/splade_cond_hmean_best.clean/n=2:gold_hit@10"),
+         ("slices/bm25_and.clean/n=3:gold_hit@10", ">", "slices/bm25_and.clean/n=2:gold_hit@10")),
+    reason("its harmonic mean is set by the weakest of three weak per-condition SPLADE-tiny scores, so for it a "
+           "third condition may be one more way to miss rather than an extra anchor")])
+SLICE_EXPLANATION = ([-1, -2], [
+    said("on v1 the 3-condition queries have fewer near-miss subsets (grade n-1) per query than the 2-condition "
+         "queries ({density/group:n3/near} against {density/group:n2/near}) and a smaller near-miss share of their "
+         "judged pool ({density/group:n3/near_share}% against {density/group:n2/near_share}%; density-matched table)",
+         ("density/group:n3/near", "<", "density/group:n2/near"),
+         ("density/group:n3/near_share", "<", "density/group:n2/near_share")),
+    reason("the third condition is an extra retrieval anchor that most competitors lack, the mechanism the paper "
+           "names for its density-matched result")])
+REGRESSION_EXPLANATION = ([0, -1], [
+    said("on v1 condition rarity and judged-pool size come from the same condition frequencies (the pool is every "
+         "document holding one of the conditions, so common conditions make large pools; the difficulty table's "
+         "note gives their correlation), and for BM25-AND each of the two betas' intervals covers zero (rarity "
+         "[{+difficulty/bm25_and.clean/rarity:lo}, {+difficulty/bm25_and.clean/rarity:hi}], pool size "
+         "[{+difficulty/bm25_and.clean/log_pool:lo}, {+difficulty/bm25_and.clean/log_pool:hi}])",
+         ("difficulty/bm25_and.clean/rarity:lo", "<", 0), ("difficulty/bm25_and.clean/rarity:hi", ">", 0),
+         ("difficulty/bm25_and.clean/log_pool:lo", "<", 0), ("difficulty/bm25_and.clean/log_pool:hi", ">", 0)),
+    reason("the two betas may share one effect, and neither be stable on its own")])
 
 
 def fair_clean(ctx):
@@ -449,16 +545,12 @@ def observations_v1(ctx):
         row = {"id": f"density_{run}", "test": "density", "run": run, "direction": "+",
                "statement": "On a density-matched subset, 3-condition queries are easier (supplement sec. 9)"}
         if run.startswith("splade_cond"):
-            row["explanation"] = DENSITY_SPLADE_EXPLANATION
+            row["written_for"], row["explanation"] = DENSITY_SPLADE_EXPLANATION
         rows.append(row)
     for run in present(ctx, ["bm25_and.clean", hybrid]):
         rows.append({"id": f"slice_{run}", "test": "slice", "run": run, "direction": "-",
                      "statement": "n-Clue Score falls from 2 to 3 conditions (Table 6: BM25-AND 27.6 -> 23.1, hybrid 37.0 -> 30.6)",
-                     "explanation": ("On v1 the 3-condition queries have far fewer near-miss subsets (grade n-1) "
-                                     "per query and a smaller near-miss share of their pool than the 2-condition "
-                                     "queries (density-matched table): the third condition is an extra retrieval "
-                                     "anchor that most competitors lack, which is the mechanism the paper names "
-                                     "for its density-matched result")})
+                     "written_for": SLICE_EXPLANATION[0], "explanation": SLICE_EXPLANATION[1]})
     if hybrid in ctx.index:
         rows.append({"id": "slice_hit_hybrid", "test": "slice", "run": hybrid, "measure": "gold_hit", "direction": "+",
                      "statement": "Gold Hit rises from 2 to 3 conditions for the hybrid (Table 6: 80.5 -> 83.9)"})
@@ -485,7 +577,7 @@ def observations_v1(ctx):
             row = {"id": f"regression_{cov}", "test": "regression", "run": "bm25_and.clean",
                    "covariate": cov, "direction": direction, "statement": statement}
             if cov in ("rarity", "log_pool"):
-                row["explanation"] = REGRESSION_EXPLANATION
+                row["written_for"], row["explanation"] = REGRESSION_EXPLANATION
             if direction == "0":
                 row["margin"] = 0.25
             rows.append(row)
@@ -552,9 +644,9 @@ def v1_spec(ctx):
         {"id": "matrix", "kind": "scorecard", "title": "Table S1 analogue: the complete matrix (every frozen run)", "runs": "all"},
     ] + label_audit_tables("v1") + validity_tables_v1(ctx, blocks, reps, page_runs)
     figures = [
-        {"id": "figure2a", "kind": "landscape", "runs": "fair", "caption": f"Figure 2(a) analogue: {REGISTRY.header(HIT)} vs {REGISTRY.header(SCORE)} for every fair run (controls excluded)",
+        {"id": "figure2a", "kind": "landscape", "runs": "fair", "caption": f"Figure 2(a) analogue: {REGISTRY.header(HIT)} vs {REGISTRY.header(SCORE)}",
          "labelled": present(ctx, ["bm25_and.clean", "minilm_joint_best.clean", "rrf_bm25_and+minilm_joint_top3.clean", "minilm_cond_hmean_best.clean", "bm25_page_top3.clean"])},
-        {"id": "figure2b", "kind": "delta_plane", "caption": "Figure 2(b) analogue: displayed contrasts in the delta plane with 95% family-bootstrap intervals",
+        {"id": "figure2b", "kind": "delta_plane", "caption": "Figure 2(b) analogue: displayed contrasts in the delta plane with {=95}% family-bootstrap intervals",
          "seed": SEED, "replicates": REPLICATES,
          "effects": [{"label": effect_label(e["base"], e["variant"]), "block": b["label"], "base": e["base"], "variant": e["variant"]} for b, (_, e) in zip(blocks, shown)]},
     ]
@@ -844,7 +936,7 @@ def heldout_tables_v1(ctx):
     tables.append(scoped({"id": "m3h_findings", "kind": "findings",
                           "title": "Do the Multi3IR observations replicate on held-out perspectives (HC@10)?",
                           "seed": SEED, "replicates": REPLICATES,
-                          "findings": findings(ctx, ho_findings, ho_untestable)}))
+                          "findings": findings(ctx, ho_findings, ho_untestable, explain=False)}))
     return tables
 
 
@@ -901,12 +993,12 @@ def label_version_tables(ctx, release, finding_table, untestable=(), missing=Non
     return [{"id": "p1_transitions", "kind": "repair_transitions", "repair": "P1"},
             scoped({"id": "findings_p1", "kind": "findings", "seed": SEED, "replicates": REPLICATES,
                     "title": f"The paper's directional findings on {release} under label version P1 (support rule)",
-                    "findings": findings(ctx, finding_table, untestable, missing=missing)},
+                    "findings": findings(ctx, finding_table, untestable, missing=missing, explain=False)},
                    queries="all", label_version="P1"),
             {"id": "p1_verdict_changes", "kind": "verdict_changes", "label_version": "P1",
              "title": f"Which of the paper's findings change verdict on {release} under label version P1",
              "table": {"id": "p1_verdict_changes", "kind": "findings", "seed": SEED, "replicates": REPLICATES,
-                       "findings": findings(ctx, finding_table, untestable, missing=missing)}}]
+                       "findings": findings(ctx, finding_table, untestable, missing=missing, explain=False)}}]
 
 def validity_tables_v1(ctx, blocks, reps, page_runs):
     """Construct validity, source shift and uncertainty tables of v1 (issue 14)."""
@@ -993,11 +1085,11 @@ def v2_spec(ctx):
         label_version_tables(ctx, "v2", FINDINGS_V2, UNTESTABLE_V2, missing=V2_MISSING)
     figures = [
         {"id": "figure2a", "kind": "landscape", "runs": "fair",
-         "caption": f"Figure 2(a) analogue on v2: {REGISTRY.header(HIT)} vs {REGISTRY.header(SCORE)} for every fair run",
+         "caption": f"Figure 2(a) analogue on v2: {REGISTRY.header(HIT)} vs {REGISTRY.header(SCORE)}",
          "labelled": present(ctx, ["bm25_and.clean", "bm25_sdr.clean", "bm25_or.clean", "bm25_page_top3.clean",
                                    "rrf_bm25_and+bm25_page_top3.clean"])},
         {"id": "figure2b", "kind": "delta_plane", "seed": SEED, "replicates": REPLICATES,
-         "caption": "Figure 2(b) analogue on v2: the paired table's clean contrasts with 95% family-bootstrap intervals",
+         "caption": "Figure 2(b) analogue on v2: the paired table's clean contrasts with {=95}% family-bootstrap intervals",
          "effects": [{"label": effect_label(*c["runs"]["clean"]), "block": c["label"],
                       "base": c["runs"]["clean"][0], "variant": c["runs"]["clean"][1]}
                      for c in paired if "clean" in c["runs"]]},
@@ -1006,14 +1098,14 @@ def v2_spec(ctx):
             "figures": figures}
 
 
-LABEL_VERSIONS_NOTE = (
+LABEL_VERSIONS_NOTE = said(
     "Label versions: every headline table uses the released labels (P0). The pre-specified support rule P1 "
     "(audit/label_audit/support_rule_P1.md: a page must establish a condition, not merely mention it) is applied "
-    "through the repair path and shown beside them (tables p1_transitions, repair_P1_runs, repair_P1_summary, "
-    "findings_p1, p1_verdict_changes); it is not promoted to the headline because no human audit has yet validated it and it removes "
-    "every query it leaves without a gold, which changes the instrument rather than correcting it.")
+    "through the repair path and shown beside them ({fact:label_version_tables}); it is not promoted to the headline "
+    "because no human audit has validated it and it removes every query it leaves without a gold, which changes "
+    "the instrument rather than correcting it.")
 
-INTRO_V1 = [
+INTRO_V1 = [said(text) if isinstance(text, str) else text for text in [
     "v1 is a CrossPage analogue built by the n-Clue construction method from real TeX Live PDF manuals "
     "(see DATASHEET.md and provenance/). Every run was produced once, outside CI, and frozen with its sha256; "
     "model runs come from real models run on the CPU: all-MiniLM-L6-v2 (dense), SPLADE-tiny (learned sparse) "
@@ -1024,19 +1116,18 @@ INTRO_V1 = [
     FORMS_NOTE,
     "Uncertainty: every interval is a family bootstrap and every p-value a randomization test with a fixed seed; "
     "the contrast and findings tables give the Monte Carlo SE of each and flag verdicts that could flip within two "
-    "SE, and the contrast table gives a simultaneous max-|T| interval beside each displayed contrast's plain one. RRF runs hold many exact score ties: the tie "
-    "table gives every contrast under both tie rules and counts the queries a tie decides; the exact expectation "
-    "over random tie orders is not in this release yet.",
-]
+    "SE, and the contrast table gives a simultaneous max-|T| interval beside each displayed contrast's plain one. "
+    "Score ties: {fact:ties}.",
+]]
 
-INTRO_V2 = [
+INTRO_V2 = [said(text) if isinstance(text, str) else text for text in [
     "v2 is a document-level source-shift set (Python, Perl, R, LilyPond, gnuplot and Octave documentation) "
     "built by the same code. As in the paper, it tests operation directions, not page grounding.",
     FORMS_NOTE,
     LABEL_VERSIONS_NOTE,
-    "Transfer (Multi3IR Table 3 analogue): the m3t_* tables apply the models trained on v1's held-out-perspective "
+    "Transfer (Multi3IR Table 3 analogue): the {tables:m3t_} apply the models trained on v1's held-out-perspective "
     "split to v2 without retraining.",
-]
+]]
 
 
 def main():

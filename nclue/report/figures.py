@@ -88,6 +88,50 @@ def delta_plane_figure(spec: DeltaPlaneSpec, ctx: ReleaseContext) -> str:
                            figure_id=spec.id)
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def landscape_selection(spec: LandscapeSpec, ctx: ReleaseContext) -> str:
+    """The caption's account of Figure 2(a)'s points, generated from the run index: how many
+    runs it shows and how they were selected, which of them are controls by their recorded
+    operation (``"control: ..."``), and what it leaves out."""
+    shown = list(spec.runs)
+    fair = set(ctx.fair_runs())
+    if set(shown) == fair:
+        how = ("every run of all test queries whose runs/index.json entry is neither privileged nor of "
+               "the control family")
+    else:
+        how = "the runs the report lists"
+    operations: dict = {}
+    for run_id in shown:
+        operation = str(ctx.entry(run_id).info.get("operation", ""))
+        if operation.lower().startswith("control:"):
+            operations.setdefault(operation[len("control:"):].strip(), []).append(run_id)
+    included = [f"{_count(len(runs), 'run')} whose recorded operation is a control (\"{operation}\")"
+                for operation, runs in sorted(operations.items())]
+    words = f" for {_count(len(shown), 'run')} ({how}" + (", including " + " and ".join(included)
+                                                          if included else "") + ")"
+    complete = set(ctx.complete_runs())
+    left = [r for r in ctx.index if r not in set(shown)]
+    controls = [r for r in left if r in complete and ctx.index[r].is_control]
+    partial = [r for r in left if r not in complete]
+    other = [r for r in left if r in complete and not ctx.index[r].is_control]
+    parts = []
+    if controls:
+        parts.append(_count(len(controls), "control or privileged run"))
+    if partial:
+        parts.append(_count(len(partial), "run") + " scored on a subset of the test queries")
+    if other:
+        parts.append(_count(len(other), "other run"))
+    if parts:
+        words += "; not shown: " + ", ".join(parts)
+    return words
+
+
+#: Figure kinds whose caption ends with facts generated from the release.
+FIGURE_DESCRIPTIONS = {"landscape": landscape_selection}
+
 FIGURE_KINDS = {kind.name: kind for kind in (
     SpecKind("landscape", LandscapeSpec, landscape_figure,
               "Figure 2(a) analogue: Gold Hit@k against n-Clue Score@k, one point per run."),

@@ -15,6 +15,7 @@ from ..layout import ReleaseLayout
 from ..measures import DEFAULT_K, REGISTRY, MeasureRegistry
 from ..tables.kinds import TABLE_KINDS
 from ..tables.spec import SpecKind, SpecScope, parse_spec, reference_markdown, setting
+from ..tables.statements import Statement, paragraph_problems, problems as statement_problems
 from .figures import FIGURE_KINDS
 
 
@@ -23,7 +24,9 @@ class ReportSpec:
     k: int = setting("count", "rank cutoff of every @k measure of the report", DEFAULT_K)
     title: Optional[str] = setting("text", "report title; REPORT.md/.html are written when a "
                                            "title or a figure is given", None)
-    intro: Tuple[str, ...] = setting("paragraphs", "introduction paragraphs", [])
+    intro: Optional[Tuple[Statement, ...]] = setting(
+        Statement, "introduction paragraphs, each a checked statement (nclue.tables.statements: "
+                   "numbers and release facts generated, comparatives checked)", None)
     tables: Tuple[Any, ...] = setting("table_specs", "the tables, in report order")
     figures: Tuple[Any, ...] = setting("figure_specs", "the figures, in report order", [])
 
@@ -65,16 +68,25 @@ def parse_report_spec(data: Any, layout: ReleaseLayout, run_ids: Tuple[str, ...]
     scope = SpecScope(where, run_ids, fair_run_ids, registry, DEFAULT_K, all_run_ids)
     top = parse_spec(_Settings, bare, scope, "report")
     scope = replace(scope, k=top.k)
+    for number, paragraph in enumerate(top.intro or (), start=1):
+        found = statement_problems(paragraph)
+        if found:
+            raise InputError(where, f"intro paragraph {number}: {found[0]}")
+    figures = _entries(data.get("figures", []), FIGURE_KINDS, "figures", scope)
+    for figure in figures:
+        found = paragraph_problems(figure.caption) if figure.caption else []
+        if found:
+            raise InputError(where, f"figure {figure.id!r}, key 'caption': {found[0]}")
     return ReportSpec(k=top.k, title=top.title, intro=top.intro,
                       tables=_entries(data["tables"], table_kinds, "tables", scope),
-                      figures=_entries(data.get("figures", []), FIGURE_KINDS, "figures", scope))
+                      figures=figures)
 
 
 @dataclass(frozen=True)
 class _Settings:
     k: int = setting("count", "", DEFAULT_K)
     title: Optional[str] = setting("text", "", None)
-    intro: Tuple[str, ...] = setting("paragraphs", "", [])
+    intro: Optional[Tuple[Statement, ...]] = setting(Statement, "", None)
 
 
 def load_report_spec(layout: ReleaseLayout, run_ids: Tuple[str, ...], fair_run_ids: Tuple[str, ...],
@@ -82,7 +94,7 @@ def load_report_spec(layout: ReleaseLayout, run_ids: Tuple[str, ...], fair_run_i
                      all_run_ids: Optional[Tuple[str, ...]] = None) -> ReportSpec:
     """The release's ``report.json`` (a release without one reports no table)."""
     if not layout.report_spec.exists():
-        return ReportSpec(k=DEFAULT_K, title=None, intro=(), tables=(), figures=())
+        return ReportSpec(k=DEFAULT_K, title=None, intro=None, tables=(), figures=())
     return parse_report_spec(read_json(layout.report_spec), layout, run_ids, fair_run_ids, registry,
                              all_run_ids=all_run_ids)
 

@@ -40,7 +40,9 @@ from ..slices import query_slices
 from .contrasts import _vector
 from .density_matched import matching
 from .difficulty_regression import design, regress
-from .findings import EQUIVALENCE_LEVEL, NULL_VERDICT_TEXT, VERDICT_TEXT, row_decision, verdict
+from .findings import (EQUIVALENCE_LEVEL, NULL_VERDICT_TEXT, VERDICT_TEXT, check_explanation,
+                       row_decision, verdict)
+from .statements import Statement
 from .length_matched import query_pairs
 from ..table import Column, Table
 from .spec import SpecKind, setting, spec_title
@@ -68,8 +70,11 @@ class Observation:
         "names", "slice test: the two task-factor slices compared, A then B (nclue.slices names; "
                  "default n=2, n=3)", None)
     untestable: Optional[str] = setting("text", "why the release cannot test it", None)
-    explanation: Optional[str] = setting("text", "what the data show (printed after the verdict)",
-                                         None)
+    explanation: Optional[Tuple[Statement, ...]] = setting(
+        Statement, "checked statements printed after the verdict (nclue.tables.statements)", None)
+    written_for: Optional[Tuple[int, ...]] = setting(
+        "verdicts", "the verdict codes the explanation was written for (required with one); "
+        "another verdict withholds it and fails verification", None)
 
 
 @dataclass(frozen=True)
@@ -186,6 +191,7 @@ def build(spec: ObservationsSpec, ctx: ReleaseContext) -> Table:
     fits: Dict[str, object] = {}
     for number, item in enumerate(spec.findings, start=1):
         where = f"table {spec.id!r}, observation {item.id!r}"
+        check_explanation(item, where, ctx.layout.report_spec)
         if item.test not in TESTS:
             raise InputError(ctx.layout.report_spec, f"{where}: unknown test {item.test!r}")
         if item.test == "untestable":

@@ -82,6 +82,8 @@ def scoped_context(ctx: ReleaseContext, queries: str, label_version: Optional[st
         words.append(f"{QUERY_SCOPES[queries].capitalize()}: {len(release.queries)} of "
                      f"{len(ctx.release.queries)}")
     view = ctx.view(release, ("scope", queries, label_version or "")) if words else ctx
+    if label_version is not None:
+        view.label_version = label_version  # read by tables that compare with another release
     return view, ". ".join(words) + "." if words else ""
 
 

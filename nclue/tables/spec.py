@@ -229,6 +229,46 @@ def _release_name(value: Any, scope: SpecScope, what: str) -> str:
     return value
 
 
+RELATION_OPS = ("<", "<=", ">", ">=", "=", "!=", "in")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _relations(value: Any, scope: SpecScope, what: str) -> Tuple[Tuple[str, str, Any], ...]:
+    """``[[cell, op, cell or number], ...]`` (``[cell, "in", [numbers]]``): checked statements."""
+    if not isinstance(value, list) or not value:
+        raise scope.fail(what, "must be a non-empty list of [cell, op, cell or number]")
+    out = []
+    for item in value:
+        if (not isinstance(item, list) or len(item) != 3 or not isinstance(item[0], str)
+                or item[1] not in RELATION_OPS):
+            raise scope.fail(what, f"{item!r} is not [cell address, op, value] with op among "
+                                   f"{' '.join(RELATION_OPS)}")
+        other = item[2]
+        if item[1] == "in":
+            if not isinstance(other, list) or not other or not all(_number(v) for v in other):
+                raise scope.fail(what, f"{item!r}: 'in' needs a non-empty list of numbers")
+            other = tuple(other)
+        elif not (_number(other) or (isinstance(other, str) and other)):
+            raise scope.fail(what, f"{item!r}: the value must be a cell address or a number")
+        out.append((item[0], item[1], other))
+    return tuple(out)
+
+
+#: Verdict codes of the findings and observations kinds (nclue.tables.findings).
+VERDICT_CODES = (1, 0, -1, -2, -3)
+
+
+def _verdicts(value: Any, scope: SpecScope, what: str) -> Tuple[int, ...]:
+    if (not isinstance(value, list) or not value or len(set(value)) != len(value)
+            or not all(v in VERDICT_CODES and not isinstance(v, bool) for v in value)):
+        raise scope.fail(what, "must be a non-empty list of distinct verdict codes among "
+                               f"{', '.join(map(str, VERDICT_CODES))}")
+    return tuple(value)
+
+
 Validator = Callable[[Any, SpecScope, str], Any]
 
 #: The scalar and list value kinds a spec field may declare, with their documentation.
@@ -259,6 +299,8 @@ VALUE_KINDS: Mapping[str, Tuple[Validator, str]] = {
     "names": (_names, "non-empty list of strings (ids)"),
     "release": (_release_name, "a sibling release folder name under `data/` (e.g. `v2`)"),
     "object": (_object, "a JSON object (a nested table entry, parsed when the table is built)"),
+    "relations": (_relations, "list of `[cell, op, cell or number]` relations"),
+    "verdicts": (_verdicts, "non-empty list of verdict codes (1, 0, -1, -2, -3)"),
 }
 
 

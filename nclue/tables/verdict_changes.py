@@ -16,7 +16,7 @@ from typing import Any, Dict, Mapping, Optional
 from ..context import ReleaseContext
 from ..errors import InputError
 from ..table import Column, Table
-from .findings import verdict_text
+from .findings import is_equivalence_row, verdict_text
 from .scoped import QUERY_SCOPES, scoped_context
 from .spec import SpecKind, setting, spec_title
 
@@ -38,7 +38,7 @@ def changed(base: Mapping[str, Optional[float]], variant: Mapping[str, Optional[
     if base.get("verdict") is None or variant.get("verdict") is None:
         return base.get("verdict") != variant.get("verdict")
     return (int(base["verdict"]) != int(variant["verdict"])
-            or (base.get("margin") is None) != (variant.get("margin") is None))
+            or is_equivalence_row(base) != is_equivalence_row(variant))
 
 
 def build(spec: VerdictChangesSpec, ctx: ReleaseContext) -> Table:
