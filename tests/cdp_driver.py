@@ -227,3 +227,15 @@ class Browser:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def need_browser(test):
+    """Class decorator of the browser tests: skipped, saying so, where no Chromium is found and
+    this is not CI (``CI=true``: ``.ci/run`` installs Chromium, and a missing one fails there)."""
+    import unittest
+    if find_chromium() is None and os.environ.get("CI", "").lower() != "true":
+        message = ("SKIPPED browser test: no Chromium found (apt-get install -y chromium, or set "
+                   "NCLUE_CHROMIUM); .ci/run installs it and fails when it is missing")
+        print(f"\n{message}")
+        return unittest.skip(message)(test)
+    return test

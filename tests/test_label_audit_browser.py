@@ -18,7 +18,6 @@ Where no Chromium exists the test is skipped with a message; under CI=true it fa
 """
 
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -33,23 +32,14 @@ from nclue.label_audit.spec import read_spec
 from nclue.label_audit.textnorm import locate, normalize, text_sha256
 from tests import audit_fixtures as fx
 from tests import label_audit_setup as setup
-from tests.cdp_driver import Browser, find_chromium
+from tests.cdp_driver import Browser, find_chromium, need_browser
 from tests.slow import slow
 
 CHROMIUM = find_chromium()
-IN_CI = os.environ.get("CI", "").lower() == "true"
 ENTER, LEFT, RIGHT = ("Enter", "Enter", 13), ("ArrowLeft", "ArrowLeft", 37), ("ArrowRight", "ArrowRight", 39)
 CTRL = 2
 LONG_PAGE_LINES = 67  # the longest v1 pages of the issue (40-67 lines)
 
-
-def _need_browser(test):
-    if CHROMIUM is None and not IN_CI:
-        message = ("SKIPPED browser test: no Chromium found (apt-get install -y chromium, or set "
-                   "NCLUE_CHROMIUM); .ci/run installs it and fails when it is missing")
-        print(f"\n{message}")
-        return unittest.skip(message)(test)
-    return test
 
 
 def _require_browser():
@@ -160,7 +150,7 @@ class BrowserHelpers:
             time.sleep(0.2)
 
 
-@_need_browser
+@need_browser
 @slow
 class PacketInBrowser(BrowserHelpers, unittest.TestCase):
     @classmethod
@@ -418,7 +408,7 @@ class PacketInBrowser(BrowserHelpers, unittest.TestCase):
             self.assertLessEqual(scroll_height, client_height + 1, box_id)
 
 
-@_need_browser
+@need_browser
 @slow
 class TwoTabsOfOnePacket(BrowserHelpers, unittest.TestCase):
     """Two pages of one browser context (one localStorage) on the same packet and evaluator."""
@@ -466,7 +456,7 @@ class TwoTabsOfOnePacket(BrowserHelpers, unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-@_need_browser
+@need_browser
 @slow
 class AdjudicationPacketInBrowser(unittest.TestCase):
     def test_expanded_pages(self):

@@ -138,6 +138,30 @@ class Checks:
         self.t.assertEqual((self.copy / "topics.tsv").read_text(encoding="utf-8").splitlines(),
                            [f"{q['qid']}\t{q['forms']['clean']}" for q in queries])
 
+    def topics_trec(self, out):
+        """TREC topics: <num> is the qid's position in qid order (v1's qids are not integers),
+        <title> the clean form (README, "TREC topics")."""
+        queries = sorted(jsonl(self.copy / "data" / "v1" / "queries.jsonl"), key=lambda q: q["qid"])
+        text = (self.copy / "topics.trec").read_text(encoding="utf-8")
+        self.t.assertEqual(re.findall(r"^<num> Number: (\d+)$", text, re.M),
+                           [str(i) for i in range(1, len(queries) + 1)])
+        self.t.assertEqual(re.findall(r"^<title> (.*)$", text, re.M), [q["forms"]["clean"] for q in queries])
+
+    def topic_numbers(self, out):
+        qids = sorted(q["qid"] for q in jsonl(self.copy / "data" / "v1" / "queries.jsonl"))
+        self.t.assertEqual((self.copy / "topic_numbers.tsv").read_text(encoding="utf-8").splitlines(),
+                           [f"{i}\t{qid}" for i, qid in enumerate(qids, start=1)])
+
+    def trec_eval_q(self, out):
+        """trec_eval -q shape: name, qid, value at four decimals; the 'all' lines equal the
+        scorecard's graded nDCG@10 and Gold Hit@10 (gold-only success@10)."""
+        rows = [line.split() for line in (self.copy / "trec_eval_q.txt").read_text().splitlines()]
+        self.t.assertTrue(all(len(r) == 3 and re.fullmatch(r"\d+\.\d{4}", r[2]) for r in rows))
+        self.t.assertEqual(len(rows), 2 * (1000 + 1))
+        total = {name: float(value) for name, qid, value in rows if qid == "all"}
+        self.near(total["ndcg_cut_10"], "scorecard", "bm25_and.clean", "graded_ndcg@10", 100)
+        self.near(total["success_10"], "scorecard", "bm25_and.clean", "gold_hit@10", 100)
+
 
 #: README command (as written, comment cut) -> the name of its check in :class:`Checks`
 CHECKS = {
@@ -154,6 +178,9 @@ CHECKS = {
     "python -m nclue export-trec --release data/v1 --out - | head -n 3": "qrels_head",
     "python -m nclue export-trec --release data/v1 --grades gold --out gold.qrels": "gold_qrels",
     "python -m nclue export topics --release data/v1 --form clean --out topics.tsv": "topics",
+    "python -m nclue export topics --release data/v1 --format trec --out topics.trec": "topics_trec",
+    "python -m nclue export topics --release data/v1 --format numbers --out topic_numbers.tsv # number<TAB>qid": "topic_numbers",
+    "python -m nclue score my_run.trec --release data/v1 --measures ndcg_cut.10 gold:success.10 --per-query trec_eval > trec_eval_q.txt": "trec_eval_q",
 }
 
 

@@ -21,12 +21,11 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from tests.cdp_driver import Browser, find_chromium
+from tests.cdp_driver import Browser, find_chromium, need_browser
 from tests.test_figure_layout import overlap, read_figure, read_whiskers, segment_box
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = find_chromium()
-IN_CI = os.environ.get("CI", "").lower() == "true"
 WIDTH = 1400
 FORMULAS = {"example": ("p = (1 + #{|T*| >= |T|})",),
             "v1": ("p = (1 + #{|T*| >= |T|})", "max-|T*|"),
@@ -53,16 +52,8 @@ def png_size(path):
     return struct.unpack(">II", head[16:24])
 
 
-def _need_browser(test):
-    if CHROMIUM is None and not IN_CI:
-        message = ("SKIPPED browser test: no Chromium found (apt-get install -y chromium, or set "
-                   "NCLUE_CHROMIUM); .ci/run installs it and fails when it is missing")
-        print(f"\n{message}")
-        return unittest.skip(message)(test)
-    return test
 
-
-@_need_browser
+@need_browser
 class ReportInChromium(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

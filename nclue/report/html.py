@@ -190,10 +190,10 @@ thead th{background:#e9edf1;vertical-align:bottom;font-weight:600;min-width:3.5e
 tbody th{font-weight:normal;width:14em;overflow-wrap:break-word}
 tbody tr:nth-child(even){background:#f8f9fb}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.table-wrap.wide table{font-size:.75rem}
+.table-wrap.wide table{font-size:.72rem}
 .table-wrap.wide th,.table-wrap.wide td{padding:.25em .3em}
 .table-wrap.wide thead th{min-width:2.6em}
-.table-wrap.wide tbody th{width:13em}
+.table-wrap.wide tbody th{width:11em}
 sup{font-size:.75em}
 figure{margin:1.5em 0}
 figure svg{display:block;max-width:100%;height:auto;border:1px solid #d8dde3}
