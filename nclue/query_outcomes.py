@@ -57,10 +57,12 @@ def query_facts(release: Release) -> Dict[str, QueryFacts]:
 def first_ranks(facts: QueryFacts, docs: Sequence[str]) -> Tuple[Optional[int], Optional[int]]:
     """(r_G, r_S): 1-based ranks of the first gold and first judged subset, None if absent."""
     first_gold = first_subset = None
-    for rank, docid in enumerate(docs, start=1):
-        if first_gold is None and docid in facts.golds:
-            first_gold = rank
-        elif first_subset is None and docid in facts.subsets:
+    judged = itertools.compress(enumerate(docs, start=1), map(facts.clues.__contains__, docs))
+    for rank, docid in judged:  # golds and subsets only (facts.clues holds exactly them)
+        if docid in facts.golds:
+            if first_gold is None:
+                first_gold = rank
+        elif first_subset is None:
             first_subset = rank
         if first_gold is not None and first_subset is not None:
             break

@@ -281,6 +281,9 @@ def repair_rows(outcomes: Sequence[PairOutcome]) -> List[Dict[str, Any]]:
     return rows
 
 
+_INT = frozenset((int,))  # a page number: an int, never a bool
+
+
 def _row_label(obj: Any, path: PathLike, line: int, n: int) -> Optional[Tuple[Label, Tuple[Tuple[int, ...], ...]]]:
     if obj is None:
         return None
@@ -290,7 +293,7 @@ def _row_label(obj: Any, path: PathLike, line: int, n: int) -> Optional[Tuple[La
     if not isinstance(clues, int) or label not in ("gold", "subset") or not (gate is None or isinstance(gate, str)):
         raise InputError(path, "before/after need clues, label (gold|subset) and gate", line)
     if not isinstance(pages, list) or len(pages) != n or not all(
-            isinstance(p, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in p) for p in pages):
+            type(p) is list and set(map(type, p)) <= _INT for p in pages):  # JSON: exact types
         raise InputError(path, f"before/after 'pages' must hold {n} lists of page numbers", line)
     return (clues, label, gate), tuple(tuple(p) for p in pages)
 
