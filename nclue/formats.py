@@ -9,6 +9,8 @@ atomic replacement through :mod:`nclue.outputs` (a temporary file in the target 
 ``os.replace``; unsafe targets refused) so that a failure never leaves half-written output.
 """
 
+import contextlib
+import gc
 import gzip
 import hashlib
 import io
@@ -151,6 +153,24 @@ def _chunks(path: PathLike) -> Iterator[bytes]:
 #: memory stays bounded on any input (a 1 GiB file without a newline, /dev/zero). A run line of
 #: 100 documents with page scores is a few kB; a qrels line a few dozen bytes.
 MAX_LINE_BYTES = 64 << 20
+
+
+@contextlib.contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """Hold the cyclic garbage collector while a loader builds records (restored after).
+
+    Loaders build millions of small containers (qrels, evidence, rankings) that form no
+    reference cycles; the collector, triggered by their allocation, would otherwise re-scan
+    every live container again and again: about half of ``load_release`` on v1 (1.03 s against
+    0.51 s measured). Nothing a loader builds waits for the collector: without cycles, every
+    object is freed by its reference count as usual."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def iter_line_blocks(path: PathLike, limit: Optional[int] = None) -> Iterator[Tuple[int, List[str]]]:

@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tup
 
 from .errors import InputError, clip
 from .formats import (PathLike, field, iter_jsonl, iter_line_blocks, jsonl_objects, list_of_str,
-                      loads_strict)
+                      loads_strict, no_cycle_collection)
 from .layout import ReleaseLayout
 
 FORMS = ("raw", "clean", "natural")
@@ -395,7 +395,11 @@ def load_release(path: PathLike, evidence: bool = True) -> Release:
     """Load and cross-validate a release folder. ``evidence=False`` skips ``evidence.jsonl``
     (only the page measures and perspective coverage read it; ``nclue score`` of a run without
     page scores does not)."""
-    folder = Path(path)
+    with no_cycle_collection():
+        return _load_release(Path(path), evidence)
+
+
+def _load_release(folder: Path, evidence: bool) -> Release:
     if not folder.is_dir():
         raise InputError(folder, "release folder not found")
     queries = load_queries(_release_file(folder, "queries"))

@@ -36,7 +36,7 @@ from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from .errors import InputError, clip
 from .formats import (PathLike, field, finite_number, iter_lines, jsonl_objects,
-                      write_jsonl_atomic, write_text_atomic)
+                      no_cycle_collection, write_jsonl_atomic, write_text_atomic)
 from .release import Release
 
 Lines = Iterator[Tuple[int, str]]
@@ -325,6 +325,12 @@ def load_run(path: PathLike, release: Optional[Release] = None, ties: str = "inp
         raise InputError(path, f"unknown tie rule {clip(ties)}")
     if fmt not in ("auto", "jsonl", "trec"):
         raise InputError(path, f"unknown run format {clip(fmt)}")
+    with no_cycle_collection():  # a run's rankings hold no cycles (nclue.formats)
+        return _load_run(path, release, ties, fmt, run_id, allow_empty, qid_map)
+
+
+def _load_run(path: PathLike, release: Optional[Release], ties: str, fmt: str,
+              run_id: Optional[str], allow_empty: bool, qid_map: Optional[Mapping[str, str]]) -> Run:
     lines = iter_lines(path)
     kind = fmt
     if fmt == "auto":

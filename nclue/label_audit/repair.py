@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import InputError, NclueError
-from ..formats import (PathLike, dumps_canonical, iter_jsonl, jsonl_text, read_bytes, read_json,
-                       sha256_bytes, write_bytes_atomic, gzip_bytes)
+from ..formats import (PathLike, dumps_canonical, iter_jsonl, jsonl_text, no_cycle_collection,
+                       read_bytes, read_json, sha256_bytes, write_bytes_atomic, gzip_bytes)
 from ..instrument.gates import distinct_page_assignment, judge, single_page_solvable
 from ..layout import ReleaseLayout
 from ..release import Judgment, Release
@@ -501,6 +501,11 @@ def write_repair(rows_path: Path, lineage_path: Path, rows: Sequence[Mapping[str
 def load_label_version(release: Release, repair_id: str, _seen: Tuple[str, ...] = ()) -> Tuple[Release, Dict[str, Any]]:
     """The release with ``repair_id`` applied (after the repairs its lineage names), checked
     against the lineage's recorded base and result hashes."""
+    with no_cycle_collection():  # a loader: its records hold no cycles (nclue.formats)
+        return _load_label_version(release, repair_id, _seen)
+
+
+def _load_label_version(release: Release, repair_id: str, _seen: Tuple[str, ...]) -> Tuple[Release, Dict[str, Any]]:
     if repair_id in _seen:
         raise InputError(repair_id, f"repair chain loops: {' -> '.join(_seen + (repair_id,))}")
     rows_path, lineage_path = repair_paths(release.path, repair_id)
