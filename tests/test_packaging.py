@@ -15,6 +15,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from tests.slow import slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -86,6 +88,7 @@ class BuildBackend(unittest.TestCase):
         self.assertTrue(nclue_build.metadata_text(ROOT).split("\n\n", 1)[1].startswith(
             "# nclue (the Python package)"))
 
+    @slow
     def test_offline_install_in_a_fresh_venv(self):
         """``pip install --no-index .`` in a fresh venv (no index, no config, no build
         dependency to fetch), from a copy of the sdist's files; then the console script runs."""
