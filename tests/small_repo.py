@@ -2,9 +2,12 @@
 release with its reference files, the paper transcriptions and their frozen verdicts, the code,
 and integrity files written for it. reproduce.py verifies it in about a second."""
 
+import atexit
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 from nclue.integrity import write_integrity_files
@@ -24,3 +27,21 @@ def small_repository(folder: Path) -> Path:
 def run_reproduce(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(root / "reproduce.py"), *args], cwd=root,
                           capture_output=True, text=True, timeout=300)
+
+
+_CLEAN = []
+
+
+def clean_run():
+    """(the completed process, its wall seconds) of reproduce.py on a fresh small repository,
+    run once per test process and shared: every small repository is built alike (the test
+    modules that break one build their own, which differs from this one only by what they
+    break)."""
+    if not _CLEAN:
+        folder = Path(tempfile.mkdtemp(prefix="nclue-small-"))
+        atexit.register(shutil.rmtree, folder, True)
+        root = small_repository(folder / "repo")
+        started = time.monotonic()
+        proc = run_reproduce(root)
+        _CLEAN.append((proc, time.monotonic() - started))
+    return _CLEAN[0]

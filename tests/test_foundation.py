@@ -192,22 +192,43 @@ class ReproduceExample(unittest.TestCase):
     """reproduce.py on a copy holding only the example release: passes, is deterministic, and fails
     (naming the file) when a claim or a data file is tampered with."""
 
-    def setUp(self):
-        self.tmp = Path(tempfile.mkdtemp())
+    @classmethod
+    def setUpClass(cls):
+        # one copy frozen once (python reproduce.py --freeze); every test works on a copy of it
+        cls.base = Path(tempfile.mkdtemp())
+        cls.frozen = cls.base / "frozen"
         for name in ("nclue", "reproduce.py"):
             src = ROOT / name
-            (shutil.copytree if src.is_dir() else shutil.copy)(src, self.tmp / name)
-        shutil.copytree(EXAMPLE, self.tmp / "data" / "example")
+            (shutil.copytree if src.is_dir() else shutil.copy)(src, cls.frozen / name)
+        shutil.copytree(EXAMPLE, cls.frozen / "data" / "example")
+        cls.freeze = cls.run_reproduce(cls.frozen, "--freeze")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.base)
+
+    @staticmethod
+    def run_reproduce(root, *args):
+        return subprocess.run([sys.executable, "-I", "-S", str(root / "reproduce.py"), *args],
+                              capture_output=True, text=True, cwd=root)
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp())
+        shutil.rmtree(self.tmp)
+        shutil.copytree(self.frozen, self.tmp)
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
     def reproduce(self, *args):
-        return subprocess.run([sys.executable, "-I", "-S", str(self.tmp / "reproduce.py"), *args],
-                              capture_output=True, text=True, cwd=self.tmp)
+        return self.run_reproduce(self.tmp, *args)
+
+    def frozen_copy(self):
+        """The test's copy, as ``reproduce.py --freeze`` left it (the freeze ran once, for all)."""
+        self.assertEqual(self.freeze.returncode, 0, self.freeze.stdout[-2000:] + self.freeze.stderr[-2000:])
 
     def test_freeze_then_verify_is_deterministic(self):
-        self.assertEqual(self.reproduce("--freeze").returncode, 0)
+        self.frozen_copy()
         snapshot = {p: p.read_bytes() for p in self.tmp.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
         proc = self.reproduce()
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
@@ -216,7 +237,7 @@ class ReproduceExample(unittest.TestCase):
         self.assertEqual(snapshot, after)
 
     def test_changed_claim_fails_with_expected_got_and_file(self):
-        self.assertEqual(self.reproduce("--freeze").returncode, 0)
+        self.frozen_copy()
         path = self.tmp / "data" / "example" / "claims.json"
         data = json.loads(path.read_text())
         for claim in data["claims"]:
@@ -232,7 +253,7 @@ class ReproduceExample(unittest.TestCase):
         self.assertIn(" checks verified, 2 failed", proc.stdout)
 
     def test_tampered_data_file_fails_checksums(self):
-        self.assertEqual(self.reproduce("--freeze").returncode, 0)
+        self.frozen_copy()
         corpus = self.tmp / "data" / "example" / "corpus.jsonl"
         corpus.write_text(corpus.read_text().replace('"pages":12', '"pages":13'))
         proc = self.reproduce()

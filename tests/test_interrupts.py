@@ -16,7 +16,7 @@ import unittest
 from pathlib import Path
 
 from tests.child_signals import default_sigint
-from tests.small_repo import run_reproduce, small_repository
+from tests.small_repo import clean_run, small_repository
 from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,10 +90,7 @@ class ReproduceStopsAnywhere(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="nclue-stops-"))
         cls.root = small_repository(cls.tmp / "repo")
-        started = time.monotonic()
-        clean = run_reproduce(cls.root)
-        cls.duration = time.monotonic() - started
-        cls.clean = clean
+        cls.clean, cls.duration = clean_run()   # a small repository built alike, run once
 
     @classmethod
     def tearDownClass(cls):
