@@ -5,6 +5,14 @@
 Measures wall time and peak RSS (``resource.getrusage`` of a fresh wrapper process around
 each command, so one command's peak cannot mask another's) of:
 
+0. the default job: ``python -m nclue score --release data/v1 RUN.jsonl.gz`` (the release's own
+   JSONL run, every default outcome measure, ``--ties input``), against the peer doing what
+   trec_eval can of those measures: a fresh ``--peer-python`` process that reads the graded TREC
+   qrels, the gold-only TREC qrels (``export-trec --grades gold``) and the TREC run, and evaluates
+   ``ndcg_cut.10`` and ``recip_rank`` on the graded qrels and ``ndcg_cut.10`` and ``success.10`` on
+   the gold ones (graded NDCG@10, Gold-NDCG@10, Gold Hit@10; n-Clue Score, AUC and the
+   first-judged outcomes have no trec_eval measure). Means are not compared here: the tie rules
+   differ (job 1 compares them);
 1. ``python -m nclue score --release data/v1 --measures ndcg_cut.10 --ties trec_eval RUN.trec`` (graded NDCG@10,
    trec_eval's name; nclue loads only what the measure needs: no evidence file);
 2. the peer: a fresh ``--peer-python`` process that imports pytrec_eval, reads the same TREC qrels
@@ -52,6 +60,27 @@ print(repr(sum(v["ndcg_cut_10"] for v in res.values()) / len(qrels)))
 """
 
 
+PEER_DEFAULT = r"""
+import sys, pytrec_eval
+def read_qrels(path):
+    out = {}
+    for line in open(path, encoding="utf-8"):
+        q, _, d, g = line.split()
+        out.setdefault(q, {})[d] = int(g)
+    return out
+def read_run(path):
+    out = {}
+    for line in open(path, encoding="utf-8"):
+        q, _, d, _, s, _ = line.split()
+        out.setdefault(q, {})[d] = float(s)
+    return out
+run = read_run(sys.argv[3])
+graded = pytrec_eval.RelevanceEvaluator(read_qrels(sys.argv[1]), {"ndcg_cut.10", "recip_rank"}).evaluate(run)
+gold = pytrec_eval.RelevanceEvaluator(read_qrels(sys.argv[2]), {"ndcg_cut.10", "success.10"}).evaluate(run)
+print(len(graded), len(gold))
+"""
+
+
 def isolated(cmd, cwd):
     """Run ``cmd`` inside a fresh Python wrapper so its peak RSS is its own."""
     wrapper = ("import resource, subprocess, sys, time, json\n"
@@ -94,6 +123,26 @@ def replicate_trec(src: Path, dst: Path, replicas: int) -> None:
                 out.write(f"{q}~r{i} {rest}\n")
 
 
+def bench_default(qrels: Path, gold_qrels: Path, run: Path, peer_python: str, repeat: int):
+    """Job 0: ``nclue score`` with its defaults against the peer's nearest job (docstring)."""
+    nclue_cmd = [sys.executable, "-m", "nclue", "score", "--release", ROOT / "data" / "v1", "--json",
+                 ROOT / RUN]
+    peer_cmd = [peer_python, "-c", PEER_DEFAULT, qrels, gold_qrels, run]
+    samples = {"nclue": [], "pytrec_eval": []}
+    for _ in range(repeat):
+        for name, cmd in (("nclue", nclue_cmd), ("pytrec_eval", peer_cmd)):
+            r = isolated(cmd, ROOT)
+            samples[name].append({"wall": r["wall"], "rss_mb": r["rss_mb"]})
+    out = {}
+    for name, rows in samples.items():
+        out[name] = {"samples": rows,
+                     "median_wall_s": statistics.median(r["wall"] for r in rows),
+                     "median_rss_mb": statistics.median(r["rss_mb"] for r in rows)}
+    out["ratio_wall"] = out["nclue"]["median_wall_s"] / out["pytrec_eval"]["median_wall_s"]
+    out["paired_ratios"] = [a["wall"] / b["wall"] for a, b in zip(samples["nclue"], samples["pytrec_eval"])]
+    return out
+
+
 def bench_pair(release: Path, qrels: Path, run: Path, peer_python: str, repeat: int):
     nclue_cmd = [sys.executable, "-m", "nclue", "score", "--release", release, "--measures",
                  "ndcg_cut.10", "--ties", "trec_eval", "--json", run]
@@ -129,12 +178,14 @@ def main():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        qrels, run = tmp / "v1.qrels", tmp / "v1.trec"
-        for extra, path in (([], qrels), (["--run", RUN], run)):
+        qrels, run, gold_qrels = tmp / "v1.qrels", tmp / "v1.trec", tmp / "v1.gold.qrels"
+        for extra, path in (([], qrels), (["--run", RUN], run), (["--grades", "gold"], gold_qrels)):
             subprocess.run([sys.executable, "-m", "nclue", "export-trec", "--release", "data/v1",
                             *extra, "--out", str(path)], cwd=ROOT, check=True)
         result = {"python": sys.version.split()[0], "cpus": os.cpu_count(),
                   "load_average": list(os.getloadavg()), "run": RUN, "measure": "ndcg_cut.10"}
+        result["v1_default"] = bench_default(qrels, gold_qrels, run, args.peer_python,
+                                             max(args.repeat, 5))
         result["v1"] = bench_pair(ROOT / "data" / "v1", qrels, run, args.peer_python, args.repeat)
         big = tmp / f"v1x{args.replicas}"
         replicate_release(ROOT / "data" / "v1", big, args.replicas)

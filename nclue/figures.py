@@ -480,6 +480,14 @@ def _overlap(a: Box, b: Box) -> float:
     return w * h if w > 0 and h > 0 else 0.0
 
 
+def _total_overlap(box: Box, others: Sequence[Box]) -> float:
+    """``fsum`` of :func:`_overlap` of ``box`` with each of ``others``: the same sum, with the
+    boxes that do not meet it (overlap 0.0) skipped before any arithmetic."""
+    x0, y0, x1, y1 = box
+    return math.fsum([_overlap(box, other) for other in others
+                      if other[0] < x1 and other[2] > x0 and other[1] < y1 and other[3] > y0])
+
+
 def _box_distance(box: Box, x: float, y: float) -> float:
     dx = max(box[0] - x, 0.0, x - box[2])
     dy = max(box[1] - y, 0.0, y - box[3])
@@ -515,8 +523,7 @@ def place_labels(items: Sequence[Tuple[str, float, float]],
             box = label_box(text, cx + dx, cy + dy, anchor)
             padded = _grow(box, LABEL_GAP)
             area = (padded[2] - padded[0]) * (padded[3] - padded[1])
-            illegal = (math.fsum(_overlap(padded, other) for other in placed)
-                       + math.fsum(_overlap(padded, other) for other in obstacles_here)
+            illegal = (_total_overlap(padded, placed) + _total_overlap(padded, obstacles_here)
                        + (area - _overlap(padded, plot)))
             # a label must read as its own marker's: nearer to it than to any other marker, or
             # joined to it by a leader long enough to be seen
@@ -527,8 +534,7 @@ def place_labels(items: Sequence[Tuple[str, float, float]],
                                and _box_distance(box, mx, my) < own + AMBIGUITY_MARGIN)
             # the six close positions keep their order of preference; a ring costs more
             away = 0.0 if number < len(_NEAR) else 20.0 + 2.0 * own
-            cost = (_HARD * illegal + SOFT * math.fsum(_overlap(box, other) for other in obstacles)
-                    + away)
+            cost = _HARD * illegal + SOFT * _total_overlap(box, obstacles) + away
             if best is None or cost < best[0] - 1e-9:
                 best = (cost, cx + dx, cy + dy, anchor, padded)
         placed.append(best[4])

@@ -8,7 +8,9 @@ Every :class:`QueryOutcome` record, of one order or of the expectations, is made
 tie rule.
 """
 
+import itertools
 import math
+import operator
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
@@ -26,7 +28,7 @@ class QueryFacts:
     n_conditions: int
     golds: FrozenSet[str]
     subsets: FrozenSet[str]
-    clues: Mapping[str, int]
+    clues: Mapping[str, int]  # every judged document (golds and subsets) -> its clue count
     support: Mapping[str, Tuple[FrozenSet[int], ...]]  # gold docid -> support pages per condition
 
 
@@ -35,7 +37,7 @@ def query_facts(release: Release) -> Dict[str, QueryFacts]:
     facts = {}
     for qid in sorted(release.queries):
         judged = release.judgments.get(qid, {})
-        golds = frozenset(d for d, j in judged.items() if j.is_gold)
+        golds = frozenset([d for d, j in judged.items() if j.label == "gold"])
         support = {}
         for docid in golds:
             pages = release.evidence.get((qid, docid))
@@ -45,7 +47,7 @@ def query_facts(release: Release) -> Dict[str, QueryFacts]:
             qid=qid,
             n_conditions=len(release.queries[qid].conditions),
             golds=golds,
-            subsets=frozenset(d for d, j in judged.items() if not j.is_gold),
+            subsets=frozenset(judged.keys() - golds),
             clues={d: j.clues for d, j in judged.items()},
             support=support,
         )
@@ -55,10 +57,12 @@ def query_facts(release: Release) -> Dict[str, QueryFacts]:
 def first_ranks(facts: QueryFacts, docs: Sequence[str]) -> Tuple[Optional[int], Optional[int]]:
     """(r_G, r_S): 1-based ranks of the first gold and first judged subset, None if absent."""
     first_gold = first_subset = None
-    for rank, docid in enumerate(docs, start=1):
-        if first_gold is None and docid in facts.golds:
-            first_gold = rank
-        elif first_subset is None and docid in facts.subsets:
+    judged = itertools.compress(enumerate(docs, start=1), map(facts.clues.__contains__, docs))
+    for rank, docid in judged:  # golds and subsets only (facts.clues holds exactly them)
+        if docid in facts.golds:
+            if first_gold is None:
+                first_gold = rank
+        elif first_subset is None:
             first_subset = rank
         if first_gold is not None and first_subset is not None:
             break
@@ -69,22 +73,32 @@ def _discount(rank: int) -> float:
     return 1.0 / math.log2(rank + 1)
 
 
+#: the log2 discounts of ranks 1..1000, computed once (a constant: the same values _discount gives)
+_DISCOUNTS = tuple(map(_discount, range(1, 1001)))
+
+
+def _discounts(k: int) -> Sequence[float]:
+    """The discounts of ranks 1..k."""
+    return _DISCOUNTS[:k] if k <= len(_DISCOUNTS) else tuple(map(_discount, range(1, k + 1)))
+
+
 def gold_ndcg(facts: QueryFacts, docs: Sequence[str], k: int) -> float:
     """Gold-NDCG@k: binary gain on golds, log2 discount, ideal from the gold count."""
-    ideal = math.fsum(_discount(r) for r in range(1, min(k, len(facts.golds)) + 1))
+    ideal = math.fsum(_discounts(min(k, len(facts.golds))))
     if ideal == 0.0:
         return 0.0
-    dcg = math.fsum(_discount(r) for r, d in enumerate(docs[:k], start=1) if d in facts.golds)
+    dcg = math.fsum(itertools.compress(_discounts(k), map(facts.golds.__contains__, docs[:k])))
     return dcg / ideal
 
 
 def graded_ndcg(facts: QueryFacts, docs: Sequence[str], k: int) -> float:
     """Graded NDCG@k with gain = clue count (linear gain, log2 discount)."""
+    discounts = _discounts(k)
     gains = sorted(facts.clues.values(), reverse=True)[:k]
-    ideal = math.fsum(g * _discount(r) for r, g in enumerate(gains, start=1))
+    ideal = math.fsum(map(operator.mul, gains, discounts))
     if ideal == 0.0:
         return 0.0
-    dcg = math.fsum(facts.clues.get(d, 0) * _discount(r) for r, d in enumerate(docs[:k], start=1))
+    dcg = math.fsum(map(operator.mul, map(facts.clues.get, docs[:k], itertools.repeat(0)), discounts))
     return dcg / ideal
 
 
@@ -95,11 +109,11 @@ def pairwise_auc(facts: QueryFacts, docs: Sequence[str]) -> Optional[float]:
         return None
     wins = 0
     subsets_seen = golds_seen = 0
-    for docid in docs:
+    for docid in itertools.compress(docs, map(facts.clues.__contains__, docs)):  # judged only
         if docid in facts.golds:
             wins += n_subset - subsets_seen  # beats every subset ranked later or not at all
             golds_seen += 1
-        elif docid in facts.subsets:
+        else:
             subsets_seen += 1
     ties = (n_gold - golds_seen) * (n_subset - subsets_seen)
     return (wins + 0.5 * ties) / (n_gold * n_subset)

@@ -13,13 +13,15 @@ A release is one folder (``data/<name>/``) holding:
 - ``claims.json`` (see :mod:`nclue.claims`).
 """
 
+import operator
 import re
 from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple
 
 from .errors import InputError, clip
-from .formats import PathLike, field, iter_jsonl, iter_line_blocks, jsonl_objects, list_of_str
+from .formats import (PathLike, field, iter_jsonl, iter_line_blocks, jsonl_objects, list_of_str,
+                      loads_strict)
 from .layout import ReleaseLayout
 
 FORMS = ("raw", "clean", "natural")
@@ -215,6 +217,7 @@ def load_qrels(path: PathLike, queries: Mapping[str, Query],
     """
     judgments: Dict[str, Dict[str, Judgment]] = {}
     conditions = {qid: len(query.conditions) for qid, query in queries.items()}
+    new_judgment = tuple.__new__  # Judgment's own constructor, without its argument handling
     for first, lines in iter_line_blocks(path):
         rows = _CANONICAL_QRELS.findall("\n".join(lines))
         if len(rows) != len(lines):  # a blank or non-canonical line: line by line
@@ -238,7 +241,7 @@ def load_qrels(path: PathLike, queries: Mapping[str, Query],
                 qid = queries[qid].qid  # one string object per id
                 per_query = judgments[qid] = {}
             docid = document.docid
-            per_query[docid] = Judgment(qid, docid, count, label, gate or None)
+            per_query[docid] = new_judgment(Judgment, (qid, docid, count, label, gate or None))
     return judgments
 
 
@@ -293,6 +296,16 @@ def _add_judgment(judgments: Dict[str, Dict[str, Judgment]], obj: Mapping[str, A
     per_query[docid] = Judgment(qid, docid, clues, label, gate)
 
 
+#: Evidence lines exactly as nclue writes them (sorted keys, no spaces, ids without escapes or
+#: control characters, page lists of digits), matched a block of lines at a time; their page
+#: lists are then parsed by one JSON call per block. A block with any other line (or whose page
+#: lists are not JSON, e.g. a leading zero) is read line by line with the JSON parser. Both give
+#: the same values to the same checks, so validation and its messages are the same.
+_CANONICAL_EVIDENCE = re.compile(r'^\{"docid":"([^"\\\x00-\x1f]*)",'
+                                 r'"pages":(\[(?:\[[0-9,]*\](?:,\[[0-9,]*\])*)?\]),'
+                                 r'"qid":"([^"\\\x00-\x1f]*)"\}$', re.M)
+
+
 def load_evidence(path: PathLike, queries: Mapping[str, Query],
                   judgments: Mapping[str, Mapping[str, Judgment]],
                   corpus: Mapping[str, Document]) -> Dict[Tuple[str, str], Tuple[Tuple[int, ...], ...]]:
@@ -302,33 +315,79 @@ def load_evidence(path: PathLike, queries: Mapping[str, Query],
     ``clues``, and page ids lie in 1..pages of the document.
     """
     evidence: Dict[Tuple[str, str], Tuple[Tuple[int, ...], ...]] = {}
-    for line, obj in iter_jsonl(path):
-        qid = field(obj, "qid", str, path, line)
-        docid = field(obj, "docid", str, path, line)
-        judgment = judgments.get(qid, {}).get(docid)
-        if judgment is None:
-            raise InputError(path, f"evidence for unjudged pair ({clip(qid)}, {clip(docid)})", line)
-        pages = field(obj, "pages", list, path, line)
-        n = len(queries[qid].conditions)
-        if len(pages) != n:
-            raise InputError(path, f"expected {n} page lists, got {len(pages)}", line)
-        limit = corpus[docid].pages
-        clean: List[Tuple[int, ...]] = []
-        for position, page_list in enumerate(pages, start=1):
-            if not (type(page_list) is list and set(map(type, page_list)) <= _INT
-                    and (not page_list or (min(page_list) >= 1 and max(page_list) <= limit))):
-                raise InputError(path, f"condition {position}: pages must be integers in "
-                                       f"1..{limit}", line)
-            clean.append(tuple(sorted(set(page_list))))
-        supported = sum(1 for page_list in clean if page_list)
-        if supported != judgment.clues:
-            raise InputError(path, f"evidence supports {supported} conditions but the qrel says "
-                                   f"clues={judgment.clues}", line)
-        key = (judgment.qid, judgment.docid)  # the qrels' string objects, not new copies
-        if key in evidence:
-            raise InputError(path, f"duplicate evidence for ({clip(qid)}, {clip(docid)})", line)
-        evidence[key] = tuple(clean)
+    for first, lines in iter_line_blocks(path):
+        rows = _CANONICAL_EVIDENCE.findall("\n".join(lines))
+        pages = None
+        if len(rows) == len(lines):
+            try:
+                pages = loads_strict("[" + ",".join([row[1] for row in rows]) + "]")
+            except ValueError:
+                pages = None
+        if pages is None:  # a blank or non-canonical line: the JSON parser, line by line
+            for line, obj in jsonl_objects(enumerate(lines, first), path):
+                _add_evidence(evidence, field(obj, "qid", str, path, line),
+                              field(obj, "docid", str, path, line), obj, path, line, queries,
+                              judgments, corpus)
+            continue
+        for line, (docid, _, qid), page_lists in zip(range(first, first + len(rows)), rows, pages):
+            judgment = judgments.get(qid, {}).get(docid)
+            clean = None
+            if judgment is not None and len(page_lists) == len(queries[qid].conditions):
+                clean = _sorted_pages(page_lists, corpus[docid].pages, judgment.clues)
+            key = None if judgment is None else (judgment.qid, judgment.docid)
+            if clean is None or key in evidence:  # a rule is broken: the general path names it
+                _add_evidence(evidence, qid, docid, {"pages": page_lists}, path, line, queries,
+                              judgments, corpus)
+            else:
+                evidence[key] = clean
     return evidence
+
+
+def _sorted_pages(page_lists: List[Any], limit: int, clues: int) -> Optional[Tuple[Tuple[int, ...], ...]]:
+    """The page tuples of canonical page lists (each a list of integers, as the pattern and the
+    JSON parser guarantee) when every list is strictly increasing within 1..limit and ``clues``
+    of them are nonempty, else None (the general path then sorts or names the problem)."""
+    supported = 0
+    for page_list in page_lists:
+        if page_list:
+            if (type(page_list) is not list or type(page_list[0]) is not int
+                    or page_list[0] < 1 or page_list[-1] > limit
+                    or not all(map(operator.lt, page_list, page_list[1:]))):
+                return None
+            supported += 1
+    if supported != clues:
+        return None
+    return tuple(map(tuple, page_lists))
+
+
+def _add_evidence(evidence: Dict[Tuple[str, str], Tuple[Tuple[int, ...], ...]], qid: str,
+                  docid: str, obj: Mapping[str, Any], path: PathLike, line: int,
+                  queries: Mapping[str, Query], judgments: Mapping[str, Mapping[str, Judgment]],
+                  corpus: Mapping[str, Document]) -> None:
+    """Validate one evidence line (the rules of :func:`load_evidence`) and add it."""
+    judgment = judgments.get(qid, {}).get(docid)
+    if judgment is None:
+        raise InputError(path, f"evidence for unjudged pair ({clip(qid)}, {clip(docid)})", line)
+    pages = field(obj, "pages", list, path, line)
+    n = len(queries[qid].conditions)
+    if len(pages) != n:
+        raise InputError(path, f"expected {n} page lists, got {len(pages)}", line)
+    limit = corpus[docid].pages
+    clean: List[Tuple[int, ...]] = []
+    for position, page_list in enumerate(pages, start=1):
+        if not (type(page_list) is list and set(map(type, page_list)) <= _INT
+                and (not page_list or (min(page_list) >= 1 and max(page_list) <= limit))):
+            raise InputError(path, f"condition {position}: pages must be integers in "
+                                   f"1..{limit}", line)
+        clean.append(tuple(sorted(set(page_list))))
+    supported = sum(1 for page_list in clean if page_list)
+    if supported != judgment.clues:
+        raise InputError(path, f"evidence supports {supported} conditions but the qrel says "
+                               f"clues={judgment.clues}", line)
+    key = (judgment.qid, judgment.docid)  # the qrels' string objects, not new copies
+    if key in evidence:
+        raise InputError(path, f"duplicate evidence for ({clip(qid)}, {clip(docid)})", line)
+    evidence[key] = tuple(clean)
 
 
 def load_release(path: PathLike, evidence: bool = True) -> Release:

@@ -61,6 +61,7 @@ other convention chooses the outcome (:func:`tie_decides`).
 """
 
 import math
+import operator
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -288,8 +289,8 @@ def gold_page_masks(facts: QueryFacts, ranking: Ranking) -> Dict[str, Tuple[bool
 def tie_decides(facts: QueryFacts, ranking: Optional[Ranking], k: int) -> bool:
     """True when a score tie decides the query's n-Clue success or gold hit at k
     (its probability over tie orders is strictly between 0 and 1)."""
-    if ranking is None:
-        return False
+    if ranking is None or all(map(operator.gt, ranking.scores, ranking.scores[1:])):
+        return False  # no two equal scores: one order only
     groups = tie_groups(ranking.docs, ranking.scores)
     hit = expected_gold_hit(facts.golds, groups, k)
     success = expected_nclue(facts.golds, facts.subsets, groups, k)

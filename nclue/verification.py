@@ -29,6 +29,7 @@ from .errors import InputError, NclueError
 from .formats import (dumps_canonical, iter_jsonl, loads_strict, write_bytes_atomic, write_json_atomic,
                       write_text_atomic)
 from .label_audit.verify import check_repairs
+from .tables.label_audit import label_version
 from .integrity import (manifest_from_sums, parse_sha256sums, unlisted_entries, verify_entries,
                         write_integrity_files)
 from .layout import ReleaseLayout, RepositoryLayout
@@ -212,7 +213,8 @@ def check_derived(repo: RepositoryLayout, ctx: ReleaseContext, summary: Summary)
             problem = croissant_stale(ctx.layout.folder, ctx.release)
             summary.add("derived", rel(croissant), problem is None, problem or "")
     with unreadable_fails(summary, "derived", rel(ctx.layout.repairs_dir)):
-        checked, problems = check_repairs(ctx.release)  # label repairs (nclue audit repair)
+        # label repairs (nclue audit repair), each loaded once with the tables that read it
+        checked, problems = check_repairs(ctx.release, lambda repair_id: label_version(ctx, repair_id))
         if checked:
             summary.add("derived", rel(ctx.layout.repairs_dir), not problems, "; ".join(problems))
     check_quote_audit(repo, ctx, summary)

@@ -281,6 +281,9 @@ def repair_rows(outcomes: Sequence[PairOutcome]) -> List[Dict[str, Any]]:
     return rows
 
 
+_INT = frozenset((int,))  # a page number: an int, never a bool
+
+
 def _row_label(obj: Any, path: PathLike, line: int, n: int) -> Optional[Tuple[Label, Tuple[Tuple[int, ...], ...]]]:
     if obj is None:
         return None
@@ -290,7 +293,7 @@ def _row_label(obj: Any, path: PathLike, line: int, n: int) -> Optional[Tuple[La
     if not isinstance(clues, int) or label not in ("gold", "subset") or not (gate is None or isinstance(gate, str)):
         raise InputError(path, "before/after need clues, label (gold|subset) and gate", line)
     if not isinstance(pages, list) or len(pages) != n or not all(
-            isinstance(p, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in p) for p in pages):
+            type(p) is list and set(map(type, p)) <= _INT for p in pages):  # JSON: exact types
         raise InputError(path, f"before/after 'pages' must hold {n} lists of page numbers", line)
     return (clues, label, gate), tuple(tuple(p) for p in pages)
 
@@ -394,10 +397,79 @@ def file_bytes(rows: Sequence[Any], gz: bool) -> bytes:
     return gzip_bytes(data) if gz else data
 
 
+#: an id written between quotes unchanged by canonical JSON (no quote, backslash or control
+#: character), so a line can be formatted directly
+_PLAIN_ID = re.compile(r'[^"\\\x00-\x1f]*')
+
+
+def qrels_text(release: Release) -> str:
+    """The canonical ``qrels.jsonl`` text of ``release`` (:func:`qrels_rows` as
+    :func:`nclue.formats.jsonl_text` writes them), formatted directly where the ids need no
+    escaping; equal to ``jsonl_text(qrels_rows(release))`` (tested)."""
+    plain = _PLAIN_ID.fullmatch
+    lines = []
+    for qid in sorted(release.judgments):
+        for docid, j in sorted(release.judgments[qid].items()):
+            if plain(qid) and plain(docid) and plain(j.label) and (j.gate is None or plain(j.gate)):
+                gate = f'"gate":"{j.gate}",' if j.gate else ""
+                lines.append(f'{{"clues":{j.clues:d},"docid":"{docid}",{gate}"label":"{j.label}","qid":"{qid}"}}\n')
+            else:
+                row = {"qid": qid, "docid": docid, "clues": j.clues, "label": j.label}
+                if j.gate:
+                    row["gate"] = j.gate
+                lines.append(dumps_canonical(row) + "\n")
+    return "".join(lines)
+
+
+def evidence_text(release: Release) -> str:
+    """The canonical ``evidence.jsonl`` text of ``release`` (:func:`evidence_rows` as
+    :func:`nclue.formats.jsonl_text` writes them), formatted directly where the ids need no
+    escaping; equal to ``jsonl_text(evidence_rows(release))`` (tested)."""
+    plain = _PLAIN_ID.fullmatch
+    lines = []
+    for (qid, docid), pages in sorted(release.evidence.items()):
+        if plain(qid) and plain(docid):
+            lists = ",".join(["[" + ",".join(map(str, p)) + "]" for p in pages])
+            lines.append(f'{{"docid":"{docid}","pages":[{lists}],"qid":"{qid}"}}\n')
+        else:
+            lines.append(dumps_canonical({"qid": qid, "docid": docid,
+                                          "pages": [list(p) for p in pages]}) + "\n")
+    return "".join(lines)
+
+
 def copy_hashes(release: Release, gz: bool) -> Dict[str, str]:
     """sha256 of the qrels and evidence files a copy of ``release`` would have."""
-    return {"qrels": sha256_bytes(file_bytes(qrels_rows(release), gz)),
-            "evidence": sha256_bytes(file_bytes(evidence_rows(release), gz))}
+    return {name: sha256_bytes(gzip_bytes(data) if gz else data)
+            for name, data in _copy_texts(release).items()}
+
+
+def _copy_texts(release: Release) -> Dict[str, bytes]:
+    return {"qrels": qrels_text(release).encode("utf-8"),
+            "evidence": evidence_text(release).encode("utf-8")}
+
+
+def is_recorded_copy(release: Release, gz: bool, recorded: Any) -> bool:
+    """Whether a copy of ``release`` would have the ``recorded`` hashes (``copy_hashes(release,
+    gz) == recorded``), without compressing where the release folder holds files with exactly
+    those hashes: a file whose sha256 is recorded and whose content is the copy's text is the
+    copy (the recorded hash is of the deterministic gzip of that text), so only what differs is
+    compressed again."""
+    if not isinstance(recorded, dict):
+        return False
+    texts = _copy_texts(release)
+    if set(recorded) != set(texts):
+        return False
+    for name, data in texts.items():
+        on_disk = ReleaseLayout.of(release.path).existing_jsonl(name, required=False)
+        if on_disk is not None and on_disk.name.endswith(".gz") == gz:
+            try:
+                if sha256_bytes(on_disk.read_bytes()) == recorded[name] and read_bytes(on_disk) == data:
+                    continue
+            except (OSError, InputError):
+                pass  # unreadable here: compared by compressing below
+        if sha256_bytes(gzip_bytes(data) if gz else data) != recorded[name]:
+            return False
+    return True
 
 
 def repair_paths(release_dir: PathLike, repair_id: str, gz: Optional[bool] = None) -> Tuple[Path, Path]:
@@ -439,7 +511,7 @@ def load_label_version(release: Release, repair_id: str, _seen: Tuple[str, ...] 
     for earlier in lineage.get("after") or []:
         base, _ = load_label_version(base, earlier, _seen + (repair_id,))
     gz = str(lineage.get("compression")) == "gzip"
-    if copy_hashes(base, gz) != lineage.get("base"):
+    if not is_recorded_copy(base, gz, lineage.get("base")):
         raise InputError(lineage_path, "the base qrels/evidence differ from those this repair was made on")
     if sha256_bytes(read_bytes(rows_path)) != lineage.get("repair_sha256"):
         raise InputError(rows_path, "the repair file's sha256 differs from its lineage")

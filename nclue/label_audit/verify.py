@@ -9,7 +9,7 @@ release, the repaired copy and the frozen runs, so they can be regenerated and c
 every other table.
 """
 
-from typing import List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..errors import InputError
 from ..formats import PathLike
@@ -28,13 +28,17 @@ def repair_ids(release_dir: PathLike) -> List[str]:
     return sorted(p.name[: -len(SUFFIX)] for p in folder.iterdir() if p.name.endswith(SUFFIX))
 
 
-def check_repairs(release: Release) -> Tuple[int, List[str]]:
-    """(repairs checked, problems): one problem line per failing repair."""
+def check_repairs(release: Release,
+                  load: Optional[Callable[[str], Tuple[Release, Dict[str, Any]]]] = None) -> Tuple[int, List[str]]:
+    """(repairs checked, problems): one problem line per failing repair. ``load`` gives a
+    repair's checked label version (default :func:`load_label_version` of ``release``; a caller
+    that already loads label versions for its tables passes its own, so each is loaded once)."""
     problems = []
     ids = repair_ids(release.path)
     for repair_id in ids:
         try:
-            repaired, lineage = load_label_version(release, repair_id)
+            repaired, lineage = (load(repair_id) if load is not None
+                                 else load_label_version(release, repair_id))
         except InputError as exc:
             problems.append(f"repair {repair_id}: {exc}")
             continue

@@ -70,11 +70,13 @@ def draws_distribution(resampler: Resampler, learned: Mapping[str, float],
     rng = random.Random(seed + 1)
     R = len(fam_r)
     stats: List[float] = []
+    size_of, learned_of = resampler.sizes.__getitem__, fam_l.__getitem__
+    random_of = [f.__getitem__ for f in fam_r]
     for idx in resampler.bootstrap_draws(replicates):
-        den = sum(resampler.sizes[i] for i in idx)
+        den = sum(map(size_of, idx))
         picks = rng.choices(range(R), k=R)
-        rand = math.fsum(math.fsum(fam_r[r][i] for i in idx) for r in picks) / (R * den)
-        stats.append(math.fsum(fam_l[i] for i in idx) / den - rand)
+        rand = math.fsum([math.fsum(map(random_of[r], idx)) for r in picks]) / (R * den)
+        stats.append(math.fsum(map(learned_of, idx)) / den - rand)
     stats.sort()
     return delta, stats
 
