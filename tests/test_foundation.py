@@ -189,23 +189,41 @@ class StdlibOnly(unittest.TestCase):
 
 @slow
 class ReproduceExample(unittest.TestCase):
-    """reproduce.py on a copy holding only the example release: passes, is deterministic, and fails
-    (naming the file) when a claim or a data file is tampered with."""
+    """reproduce.py on a copy holding only the example release (and a README quoting two of its
+    numbers): passes, is deterministic, and fails (naming the file) when a claim, a data file or a
+    quoted number is tampered with.
+
+    The copy is frozen (``reproduce.py --freeze``) and then verified once, for all tests (the
+    second run's output and the files before and after it are kept); every test that tampers
+    works on a copy of the frozen copy."""
+
+    README = ("# x\nThe dense run finds a gold for "
+              "{hit}%<!--=example/scorecard/example_dense/gold_hit@10--> of the "
+              "6<!--=example/instrument/queries/value--> queries.\n")
 
     @classmethod
     def setUpClass(cls):
-        # one copy frozen once (python reproduce.py --freeze); every test works on a copy of it
         cls.base = Path(tempfile.mkdtemp())
         cls.frozen = cls.base / "frozen"
         for name in ("nclue", "reproduce.py"):
             src = ROOT / name
             (shutil.copytree if src.is_dir() else shutil.copy)(src, cls.frozen / name)
         shutil.copytree(EXAMPLE, cls.frozen / "data" / "example")
+        # by hand: example_dense ranks a gold in the top 10 for all 6 queries (Gold Hit 100.0)
+        (cls.frozen / "README.md").write_text(cls.README.format(hit="100.0"))
         cls.freeze = cls.run_reproduce(cls.frozen, "--freeze")
+        cls.before = cls.files(cls.frozen)
+        cls.verify = cls.run_reproduce(cls.frozen)
+        cls.after = cls.files(cls.frozen)
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.base)
+
+    @staticmethod
+    def files(root):
+        return {p.relative_to(root): p.read_bytes() for p in root.rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts}
 
     @staticmethod
     def run_reproduce(root, *args):
@@ -229,12 +247,10 @@ class ReproduceExample(unittest.TestCase):
 
     def test_freeze_then_verify_is_deterministic(self):
         self.frozen_copy()
-        snapshot = {p: p.read_bytes() for p in self.tmp.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-        proc = self.reproduce()
+        proc = self.verify
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertRegex(proc.stdout.strip().split("\n")[-1], r"^\d+ checks verified, 0 failed")
-        after = {p: p.read_bytes() for p in self.tmp.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-        self.assertEqual(snapshot, after)
+        self.assertEqual(self.before, self.after)
 
     def test_changed_claim_fails_with_expected_got_and_file(self):
         self.frozen_copy()
@@ -249,8 +265,11 @@ class ReproduceExample(unittest.TestCase):
         self.assertIn("example/scorecard/example_dense/gold_hit@10: expected 99.9", proc.stdout)
         self.assertIn("got 100.0000", proc.stdout)
         self.assertIn("data/example/claims.json", proc.stdout)
-        # two checks fail: the claim itself and claims.json's checksum
-        self.assertIn(" checks verified, 2 failed", proc.stdout)
+        # three checks fail: the claim itself, claims.json's checksum, and the README number
+        # quoting that claim (the copy's README quotes it: test_readme_number_...)
+        self.assertIn("FAIL prose: README.md: README.md:2: 100.0 is not printed by "
+                      "example/scorecard/example_dense/gold_hit@10, which prints 99.9", proc.stdout)
+        self.assertIn(" checks verified, 3 failed", proc.stdout)
 
     def test_tampered_data_file_fails_checksums(self):
         self.frozen_copy()
@@ -261,22 +280,15 @@ class ReproduceExample(unittest.TestCase):
         self.assertIn("data/example/corpus.jsonl: sha256", proc.stdout)
 
     def test_readme_number_not_in_the_regenerated_report_fails(self):
-        readme = ("# x\nThe dense run finds a gold for "
-                  "{hit}%<!--=example/scorecard/example_dense/gold_hit@10--> of the "
-                  "6<!--=example/instrument/queries/value--> queries.\n")
-        # by hand: example_dense ranks a gold in the top 10 for all 6 queries (Gold Hit 100.0)
-        (self.tmp / "README.md").write_text(readme.format(hit="100.0"))
-        self.assertEqual(self.reproduce("--freeze").returncode, 0)
-        proc = self.reproduce()
-        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-        self.assertIn("prose: 2 quoted numbers checked", proc.stdout)
-        (self.tmp / "README.md").write_text(readme.format(hit="99.0"))
+        self.frozen_copy()   # frozen with the README quoting 100.0, then verified:
+        self.assertEqual(self.verify.returncode, 0, self.verify.stdout + self.verify.stderr)
+        self.assertIn("prose: 2 quoted numbers checked", self.verify.stdout)
+        (self.tmp / "README.md").write_text(self.README.format(hit="99.0"))
         self.assertEqual(self.reproduce("--freeze").returncode, 1)  # the freeze re-checks prose too
         proc = self.reproduce()
         self.assertEqual(proc.returncode, 1)
         self.assertIn("README.md:2: 99.0 is not printed by "
                       "example/scorecard/example_dense/gold_hit@10, which prints 100.0", proc.stdout)
-
 
 if __name__ == "__main__":
     unittest.main()
