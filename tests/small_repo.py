@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def small_repository(folder: Path) -> Path:
     for name in ("data/example", "reference_metrics/example", "claims/papers", "audit/papers"):
         shutil.copytree(ROOT / name, folder / name)
-    shutil.copytree(ROOT / "nclue", folder / "nclue", ignore=shutil.ignore_patterns("__pycache__"))
+    # the bytecode caches come along (they are not code: neither listed nor read by
+    # reproduce.py), so that the child processes do not compile every module again
+    shutil.copytree(ROOT / "nclue", folder / "nclue")
     shutil.copy2(ROOT / "reproduce.py", folder / "reproduce.py")
     write_integrity_files(folder)
     return folder
