@@ -84,9 +84,9 @@ def valid_document():
             {"id": "dist", "kind": "distinct", "distinct": "p.n", "parts": [500, 500], "partition": True},
             {"id": "dist2", "kind": "distinct", "distinct": "p.n", "parts": ["p.two", 999],
              "memberships": {"min": 1, "max": 2}},
-            # count bounds close to the solution (x 572, y 428): the search stays short, since
+            # count bounds from the solution up (x 572, y 428): the search stays short, since
             # the systematic test audits this document some 3,000 times
-            {"id": "joint", "kind": "joint_counts", "n": "p.n", "counts": {"x": [570, "p.n"], "y": [420, 1000]},
+            {"id": "joint", "kind": "joint_counts", "n": "p.n", "counts": {"x": [572, "p.n"], "y": [428, 1000]},
              "sums": [{"of": ["x", "y"], "equals": "p.n"}],
              "rates": [{"value": "T.a.h", "num": ["x"], "den": {"x": 1, "y": 1}, "scale": 100}],
              "checks": [{"value": "p.gap", "expr": {"sub": [{"pct": ["x", "p.n"]}, "T.a.s"]}}]},
