@@ -160,14 +160,40 @@ def _is_stdlib(name: str) -> bool:
 
 
 @slow
+def statements(tree):
+    """Every statement node of a module, nested ones included (an import is a statement, so
+    this finds every import that ``ast.walk`` finds, without visiting each expression)."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, field, ()) or ())
+
+
 class StdlibOnly(unittest.TestCase):
+    def test_statements_finds_what_ast_walk_finds(self):
+        source = ("import a\ndef f():\n    import b\n    class C:\n        from c import d\n"
+                  "try:\n    import e\nexcept ImportError:\n    import f\nelse:\n    import g\n"
+                  "finally:\n    import h\nwith x:\n    if y:\n        import i\n    else:\n"
+                  "        import j\nwhile z:\n    for k in w:\n        import l\n"
+                  "match v:\n    case 1:\n        import m\n")
+        if sys.version_info < (3, 10):
+            source = source[:source.index("match v")]
+        tree = ast.parse(source)
+        imports = (ast.Import, ast.ImportFrom)
+        self.assertEqual(sorted(ast.dump(n) for n in statements(tree) if isinstance(n, imports)),
+                         sorted(ast.dump(n) for n in ast.walk(tree) if isinstance(n, imports)))
+        self.assertEqual(sum(1 for n in statements(tree) if isinstance(n, imports)),
+                         11 if sys.version_info >= (3, 10) else 10)   # a b d e f g h i j l (m)
+
     def test_no_third_party_imports(self):
         std = {"nclue", "__future__"}
         files = list((ROOT / "nclue").rglob("*.py")) + [ROOT / "reproduce.py"] + list((ROOT / "tests").glob("*.py"))
         bad = []
         for path in files:
             tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
+            for node in statements(tree):
                 names = []
                 if isinstance(node, ast.Import):
                     names = [a.name for a in node.names]
