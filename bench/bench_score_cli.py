@@ -98,20 +98,24 @@ def isolated(cmd, cwd):
 
 
 def replicate_release(src: Path, dst: Path, replicas: int) -> None:
-    """v1 with every query copied ``replicas`` times (qid + "~r<i>"); corpus shared."""
+    """v1 with every query copied ``replicas`` times (qid + "~r<i>"); corpus shared. Lines are
+    written as nclue writes them (sorted keys, no spaces), so the reader's canonical-line path is
+    what is measured, as on the shipped files."""
     dst.mkdir(parents=True)
     shutil.copy(src / "corpus.jsonl", dst / "corpus.jsonl")
     queries = [json.loads(line) for line in open(src / "queries.jsonl", encoding="utf-8")]
     with open(dst / "queries.jsonl", "w", encoding="utf-8") as out:
         for i in range(replicas):
             for q in queries:
-                out.write(json.dumps({**q, "qid": f"{q['qid']}~r{i}"}, sort_keys=True) + "\n")
+                out.write(json.dumps({**q, "qid": f"{q['qid']}~r{i}"}, sort_keys=True,
+                                     ensure_ascii=False, separators=(",", ":")) + "\n")
     for name in ("qrels.jsonl.gz", "evidence.jsonl.gz"):
         rows = [json.loads(line) for line in gzip.open(src / name, "rt", encoding="utf-8")]
         with gzip.open(dst / name, "wt", encoding="utf-8", compresslevel=1) as out:
             for i in range(replicas):
                 for r in rows:
-                    out.write(json.dumps({**r, "qid": f"{r['qid']}~r{i}"}, sort_keys=True) + "\n")
+                    out.write(json.dumps({**r, "qid": f"{r['qid']}~r{i}"}, sort_keys=True,
+                                         ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
 def replicate_trec(src: Path, dst: Path, replicas: int) -> None:

@@ -217,6 +217,7 @@ def load_qrels(path: PathLike, queries: Mapping[str, Query],
     """
     judgments: Dict[str, Dict[str, Judgment]] = {}
     conditions = {qid: len(query.conditions) for qid, query in queries.items()}
+    own_qid = {qid: query.qid for qid, query in queries.items()}  # one string object per id
     new_judgment = tuple.__new__  # Judgment's own constructor, without its argument handling
     for first, lines in iter_line_blocks(path):
         rows = _CANONICAL_QRELS.findall("\n".join(lines))
@@ -237,8 +238,8 @@ def load_qrels(path: PathLike, queries: Mapping[str, Query],
                 _add_judgment(judgments, _qrel_object(clues, docid, gate, label, qid), path, line,
                               queries, corpus)
                 continue
+            qid = own_qid[qid]
             if per_query is None:
-                qid = queries[qid].qid  # one string object per id
                 per_query = judgments[qid] = {}
             docid = document.docid
             per_query[docid] = new_judgment(Judgment, (qid, docid, count, label, gate or None))

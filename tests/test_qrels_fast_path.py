@@ -91,6 +91,18 @@ class QrelsFastPath(unittest.TestCase):
                     self.assertEqual(str(fast.exception), str(general.exception))
                     self.assertIn(":2:", str(fast.exception))
 
+    def test_one_string_object_per_id(self):
+        # a release holds one judgment per judged pair: their ids are the queries' and the
+        # corpus' own string objects, not a copy per line
+        with tempfile.TemporaryDirectory() as tmp:
+            lines = [l for l, c in zip(LINES, CANONICAL) if c] + ['{"clues":1,"docid":"d2","label":"subset","qid":"q1"}']
+            path = _write(tmp, "canonical.jsonl", "\n".join(lines) + "\n")
+            for qid, per_query in load_qrels(path, QUERIES, CORPUS).items():
+                self.assertIs(qid, QUERIES[qid].qid)
+                for docid, judgment in per_query.items():
+                    self.assertIs(judgment.qid, QUERIES[qid].qid)
+                    self.assertIs(judgment.docid, CORPUS[docid].docid)
+
     @slow
     def test_shipped_qrels(self):
         for name in ("example", "v2", "v1"):
