@@ -19,6 +19,8 @@ import unittest
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tests.slow import slow
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
 GOOD_RUN = "q1 Q0 d01 1 2.0 t\n"
@@ -34,6 +36,7 @@ def release_with(folder: Path, name: str, line: int, text: str) -> Path:
     return folder
 
 
+@slow
 class BadInputList(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

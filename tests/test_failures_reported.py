@@ -21,7 +21,7 @@ from nclue.release import load_release
 from nclue.verification import Summary, check_quote_audit, unreadable_fails
 from nclue.context import ReleaseContext
 from nclue.layout import RepositoryLayout
-from tests.small_repo import run_reproduce, small_repository
+from tests.small_repo import clean_run, run_reproduce, small_repository
 from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,8 +33,7 @@ class TwoBrokenFiles(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="nclue-fail-"))
         cls.root = small_repository(cls.tmp / "repo")
-        clean = run_reproduce(cls.root)
-        cls.clean = clean
+        cls.clean = clean_run()[0]   # reproduce.py on a small repository built alike, unbroken
         # a malformed repository-wide file, and an unrelated tamper of a regenerated table
         (cls.root / "audit" / "papers" / "nclue.verdicts.json").write_text("{not json", encoding="utf-8")
         with open(cls.root / "reference_metrics" / "example" / "tables.md", "a", encoding="utf-8") as out:

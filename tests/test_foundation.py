@@ -160,14 +160,40 @@ def _is_stdlib(name: str) -> bool:
 
 
 @slow
+def statements(tree):
+    """Every statement node of a module, nested ones included (an import is a statement, so
+    this finds every import that ``ast.walk`` finds, without visiting each expression)."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, field, ()) or ())
+
+
 class StdlibOnly(unittest.TestCase):
+    def test_statements_finds_what_ast_walk_finds(self):
+        source = ("import a\ndef f():\n    import b\n    class C:\n        from c import d\n"
+                  "try:\n    import e\nexcept ImportError:\n    import f\nelse:\n    import g\n"
+                  "finally:\n    import h\nwith x:\n    if y:\n        import i\n    else:\n"
+                  "        import j\nwhile z:\n    for k in w:\n        import l\n"
+                  "match v:\n    case 1:\n        import m\n")
+        if sys.version_info < (3, 10):
+            source = source[:source.index("match v")]
+        tree = ast.parse(source)
+        imports = (ast.Import, ast.ImportFrom)
+        self.assertEqual(sorted(ast.dump(n) for n in statements(tree) if isinstance(n, imports)),
+                         sorted(ast.dump(n) for n in ast.walk(tree) if isinstance(n, imports)))
+        self.assertEqual(sum(1 for n in statements(tree) if isinstance(n, imports)),
+                         11 if sys.version_info >= (3, 10) else 10)   # a b d e f g h i j l (m)
+
     def test_no_third_party_imports(self):
         std = {"nclue", "__future__"}
         files = list((ROOT / "nclue").rglob("*.py")) + [ROOT / "reproduce.py"] + list((ROOT / "tests").glob("*.py"))
         bad = []
         for path in files:
             tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
+            for node in statements(tree):
                 names = []
                 if isinstance(node, ast.Import):
                     names = [a.name for a in node.names]
@@ -189,34 +215,71 @@ class StdlibOnly(unittest.TestCase):
 
 @slow
 class ReproduceExample(unittest.TestCase):
-    """reproduce.py on a copy holding only the example release: passes, is deterministic, and fails
-    (naming the file) when a claim or a data file is tampered with."""
+    """reproduce.py on a copy holding only the example release (and a README quoting two of its
+    numbers): passes, is deterministic, and fails (naming the file) when a claim, a data file or a
+    quoted number is tampered with.
+
+    The copy is frozen (``reproduce.py --freeze``) and then verified once, for all tests (the
+    second run's output and the files before and after it are kept); every test that tampers
+    works on a copy of the frozen copy."""
+
+    README = ("# x\nThe dense run finds a gold for "
+              "{hit}%<!--=example/scorecard/example_dense/gold_hit@10--> of the "
+              "6<!--=example/instrument/queries/value--> queries.\n")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base = Path(tempfile.mkdtemp())
+        cls.frozen = cls.base / "frozen"
+        for name in ("nclue", "reproduce.py"):
+            src = ROOT / name
+            (shutil.copytree if src.is_dir() else shutil.copy)(src, cls.frozen / name)
+        shutil.copytree(EXAMPLE, cls.frozen / "data" / "example")
+        # by hand: example_dense ranks a gold in the top 10 for all 6 queries (Gold Hit 100.0)
+        (cls.frozen / "README.md").write_text(cls.README.format(hit="100.0"))
+        cls.freeze = cls.run_reproduce(cls.frozen, "--freeze")
+        cls.before = cls.files(cls.frozen)
+        cls.verify = cls.run_reproduce(cls.frozen)
+        cls.after = cls.files(cls.frozen)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.base)
+
+    @staticmethod
+    def files(root):
+        return {p.relative_to(root): p.read_bytes() for p in root.rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts}
+
+    @staticmethod
+    def run_reproduce(root, *args):
+        return subprocess.run([sys.executable, "-I", "-S", str(root / "reproduce.py"), *args],
+                              capture_output=True, text=True, cwd=root)
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp())
-        for name in ("nclue", "reproduce.py"):
-            src = ROOT / name
-            (shutil.copytree if src.is_dir() else shutil.copy)(src, self.tmp / name)
-        shutil.copytree(EXAMPLE, self.tmp / "data" / "example")
+        shutil.rmtree(self.tmp)
+        shutil.copytree(self.frozen, self.tmp)
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
     def reproduce(self, *args):
-        return subprocess.run([sys.executable, "-I", "-S", str(self.tmp / "reproduce.py"), *args],
-                              capture_output=True, text=True, cwd=self.tmp)
+        return self.run_reproduce(self.tmp, *args)
+
+    def frozen_copy(self):
+        """The test's copy, as ``reproduce.py --freeze`` left it (the freeze ran once, for all)."""
+        self.assertEqual(self.freeze.returncode, 0, self.freeze.stdout[-2000:] + self.freeze.stderr[-2000:])
 
     def test_freeze_then_verify_is_deterministic(self):
-        self.assertEqual(self.reproduce("--freeze").returncode, 0)
-        snapshot = {p: p.read_bytes() for p in self.tmp.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-        proc = self.reproduce()
+        self.frozen_copy()
+        proc = self.verify
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertRegex(proc.stdout.strip().split("\n")[-1], r"^\d+ checks verified, 0 failed")
-        after = {p: p.read_bytes() for p in self.tmp.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-        self.assertEqual(snapshot, after)
+        self.assertEqual(self.before, self.after)
 
     def test_changed_claim_fails_with_expected_got_and_file(self):
-        self.assertEqual(self.reproduce("--freeze").returncode, 0)
+        self.frozen_copy()
         path = self.tmp / "data" / "example" / "claims.json"
         data = json.loads(path.read_text())
         for claim in data["claims"]:
@@ -228,11 +291,14 @@ class ReproduceExample(unittest.TestCase):
         self.assertIn("example/scorecard/example_dense/gold_hit@10: expected 99.9", proc.stdout)
         self.assertIn("got 100.0000", proc.stdout)
         self.assertIn("data/example/claims.json", proc.stdout)
-        # two checks fail: the claim itself and claims.json's checksum
-        self.assertIn(" checks verified, 2 failed", proc.stdout)
+        # three checks fail: the claim itself, claims.json's checksum, and the README number
+        # quoting that claim (the copy's README quotes it: test_readme_number_...)
+        self.assertIn("FAIL prose: README.md: README.md:2: 100.0 is not printed by "
+                      "example/scorecard/example_dense/gold_hit@10, which prints 99.9", proc.stdout)
+        self.assertIn(" checks verified, 3 failed", proc.stdout)
 
     def test_tampered_data_file_fails_checksums(self):
-        self.assertEqual(self.reproduce("--freeze").returncode, 0)
+        self.frozen_copy()
         corpus = self.tmp / "data" / "example" / "corpus.jsonl"
         corpus.write_text(corpus.read_text().replace('"pages":12', '"pages":13'))
         proc = self.reproduce()
@@ -240,22 +306,15 @@ class ReproduceExample(unittest.TestCase):
         self.assertIn("data/example/corpus.jsonl: sha256", proc.stdout)
 
     def test_readme_number_not_in_the_regenerated_report_fails(self):
-        readme = ("# x\nThe dense run finds a gold for "
-                  "{hit}%<!--=example/scorecard/example_dense/gold_hit@10--> of the "
-                  "6<!--=example/instrument/queries/value--> queries.\n")
-        # by hand: example_dense ranks a gold in the top 10 for all 6 queries (Gold Hit 100.0)
-        (self.tmp / "README.md").write_text(readme.format(hit="100.0"))
-        self.assertEqual(self.reproduce("--freeze").returncode, 0)
-        proc = self.reproduce()
-        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-        self.assertIn("prose: 2 quoted numbers checked", proc.stdout)
-        (self.tmp / "README.md").write_text(readme.format(hit="99.0"))
+        self.frozen_copy()   # frozen with the README quoting 100.0, then verified:
+        self.assertEqual(self.verify.returncode, 0, self.verify.stdout + self.verify.stderr)
+        self.assertIn("prose: 2 quoted numbers checked", self.verify.stdout)
+        (self.tmp / "README.md").write_text(self.README.format(hit="99.0"))
         self.assertEqual(self.reproduce("--freeze").returncode, 1)  # the freeze re-checks prose too
         proc = self.reproduce()
         self.assertEqual(proc.returncode, 1)
         self.assertIn("README.md:2: 99.0 is not printed by "
                       "example/scorecard/example_dense/gold_hit@10, which prints 100.0", proc.stdout)
-
 
 if __name__ == "__main__":
     unittest.main()

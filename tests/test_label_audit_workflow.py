@@ -17,7 +17,10 @@ no/no/no; q5/d12 fontspec yes/no/(F3 leaves the item unaccepted).
 Every expected value below is worked out by hand from that scenario and the example's qrels.
 """
 
+import contextlib
+import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -46,6 +49,22 @@ def nclue(*args):
                           text=True, cwd=ROOT)
 
 
+def nclue_in_process(*args):
+    """``nclue ARGS`` through :func:`nclue.cli.main` in this process (from the repository root,
+    as :func:`nclue` runs it), its output captured: for the happy paths, whose point is what the
+    command prints and writes; the refusals (exit status 2, one line) run as child processes."""
+    from nclue.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main([str(a) for a in args])
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
 def cells(payload, table_id):
     table = next(t for t in payload["tables"] if t["id"] == table_id)
     return {row["row"]: row["cells"] for row in table["rows"]}
@@ -70,8 +89,9 @@ class Workflow(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def run_ok(self, *args):
-        proc = nclue(*args)
+        proc = nclue_in_process(*args)
         self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
         return json.loads(proc.stdout) if "--json" in args else proc.stdout
 
     def test_1_first_pass_agreement(self):

@@ -193,6 +193,10 @@ class Bindings(unittest.TestCase):
 class RepositoryProse(unittest.TestCase):
     """The repository's own README, DATASHEET and docs hold, and tampering with them is caught."""
 
+    @classmethod
+    def setUpClass(cls):
+        cls.values = value_cache(ROOT)   # the claims and JSON files, read once for the tampers
+
     def test_repository_prose_holds(self):
         checked, problems = check_all(ROOT)
         self.assertEqual(problems, [])
@@ -203,7 +207,7 @@ class RepositoryProse(unittest.TestCase):
         text = (ROOT / name).read_text(encoding="utf-8")
         self.assertEqual(text.count(old), 1, old)
         line = text[: text.index(old)].count("\n") + 1
-        return line, check_text(ROOT, name, text.replace(old, new))[1]
+        return line, check_text(ROOT, name, text.replace(old, new), self.values)[1]
 
     def test_readme_tamper_cases_fail_naming_file_line_and_claim(self):
         key = "v1/scorecard/bm25_and.clean/gold_hit@10"

@@ -11,18 +11,29 @@ every nclue write replaces a file rather than changing it in place). A block pre
 Every shell command has an output check in :data:`CHECKS` (a README command without one fails):
 the numbers are the frozen claims of ``data/v1/claims.json`` that ``reproduce.py`` verifies, and
 the file contents are compared with the release files read here with json and gzip.
+
+A plain ``python -m nclue ...`` line (at most redirected to a file with ``>``) runs in this process
+through :func:`nclue.cli.main`, with its standard output and error captured (and written to the
+file it is redirected to), and the releases it loads are loaded once and shared by every command
+(:func:`shared_releases`): its exit status, output and files are the command's own, while the
+suite saves an interpreter start and a load of v1 per command. A line that needs the shell (a
+pipe) runs with bash in a child process, as written.
 """
 
+import contextlib
 import gzip
+import io
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from tests.slow import slow
 
@@ -48,6 +59,58 @@ def link_or_copy(src, dst):
         os.link(src, dst)
     except OSError:
         shutil.copy2(src, dst)
+
+
+@contextlib.contextmanager
+def shared_releases():
+    """While active, ``load_release`` of the same folder with the same arguments returns the
+    release loaded the first time (the commands only read a release)."""
+    import nclue.commands.registry  # noqa: F401 -- every command module, so that all are patched
+    from nclue import release as release_module
+    original, loaded = release_module.load_release, {}
+
+    def load_release(path, *args, **kwargs):
+        key = (str(Path(path).resolve()), args, tuple(sorted(kwargs.items())))
+        if key not in loaded:
+            loaded[key] = original(path, *args, **kwargs)
+        return loaded[key]
+
+    with contextlib.ExitStack() as stack:
+        for module in list(sys.modules.values()):
+            if getattr(module, "__name__", "").startswith("nclue") and \
+                    getattr(module, "load_release", None) is original:
+                stack.enter_context(mock.patch.object(module, "load_release", load_release))
+        yield
+
+
+def in_process(command: str):
+    """``argv`` and the redirect target of a ``python -m nclue ...`` line that needs no shell
+    (``> FILE`` at most), or None."""
+    words = shlex.split(command, comments=True)
+    target = None
+    if len(words) >= 2 and words[-2] == ">":
+        words, target = words[:-2], words[-1]
+    if words[:3] != ["python", "-m", "nclue"] or any(w in ("|", "&&", ";", ">", "<", ">>") for w in words):
+        return None
+    return words[3:], target
+
+
+def run_nclue(argv, target, cwd: Path):
+    """:func:`nclue.cli.main` run in ``cwd``: (exit status, standard output, standard error);
+    standard output goes to ``target`` (a path relative to ``cwd``) when one is given."""
+    from nclue.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(argv)
+    finally:
+        os.chdir(here)
+    if target is not None:
+        (cwd / target).write_text(out.getvalue(), encoding="utf-8")
+        return code, "", err.getvalue()
+    return code, out.getvalue(), err.getvalue()
 
 
 class Checks:
@@ -205,7 +268,7 @@ class ReadmeCommands(unittest.TestCase):
     def test_every_block_runs_and_prints_what_it_says(self):
         blocks = readme_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
         self.assertGreaterEqual(sum(1 for _, _, why in blocks if why is None), 2)
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, shared_releases():
             copy = Path(tmp) / "repo"
             shutil.copytree(ROOT, copy, ignore=SKIP, copy_function=link_or_copy)
             checks = Checks(self, copy)
@@ -224,17 +287,22 @@ class ReadmeCommands(unittest.TestCase):
                         self.assertIn("| (b) mine | 16.7 |", proc.stdout)
                     continue
                 for command in shell_commands([(lang, body, None)]):
-                    run = command
-                    if run.startswith("python "):
-                        run = f"{sys.executable} " + run[len("python "):]
-                    proc = subprocess.run(["bash", "-o", "pipefail", "-c", run], cwd=copy,
-                                          capture_output=True, text=True, timeout=300)
-                    self.assertEqual(proc.returncode, 0, f"{command}\n{proc.stderr[-3000:]}")
-                    self.assertNotIn("Traceback", proc.stderr, command)
+                    direct = in_process(command)
+                    if direct is not None:
+                        code, stdout, stderr = run_nclue(*direct, copy)
+                    else:
+                        run = command
+                        if run.startswith("python "):
+                            run = f"{sys.executable} " + run[len("python "):]
+                        proc = subprocess.run(["bash", "-o", "pipefail", "-c", run], cwd=copy,
+                                              capture_output=True, text=True, timeout=300)
+                        code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+                    self.assertEqual(code, 0, f"{command}\n{stderr[-3000:]}")
+                    self.assertNotIn("Traceback", stderr, command)
                     check = CHECKS[command]
                     with self.subTest(command=command):
                         (getattr(checks, check) if isinstance(check, str) else
-                         (lambda out, f=check: f(checks, out)))(proc.stdout)
+                         (lambda out, f=check: f(checks, out)))(stdout)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import unittest
 from pathlib import Path
 
 from tests.cdp_driver import Browser, find_chromium, need_browser
+from tests.slow import slow
 from tests.test_figure_layout import overlap, read_figure, read_whiskers, segment_box
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +54,7 @@ def png_size(path):
 
 
 
+@slow
 @need_browser
 class ReportInChromium(unittest.TestCase):
     @classmethod

@@ -77,25 +77,34 @@ class Refusals(unittest.TestCase):
 @slow
 class ReproduceExitsTwo(unittest.TestCase):
     def test_bad_spec_exit_2_one_line_per_problem(self):
+        # one run over five releases, each the example with one bad report.json: one FAIL line
+        # for each release, naming its problem, and exit status 2 after the summary line
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "repo"
             copy.mkdir()
-            shutil.copytree(ROOT / "nclue", copy / "nclue",
-                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(ROOT / "nclue", copy / "nclue")   # bytecode caches too: not compiled again
             shutil.copy(ROOT / "reproduce.py", copy / "reproduce.py")
-            shutil.copytree(EXAMPLE, copy / "data" / "example")
-            for data, words in BAD[:5]:
-                (copy / "data" / "example" / "report.json").write_text(json.dumps(data))
-                proc = subprocess.run([sys.executable, "reproduce.py", "--release", "example"],
-                                      cwd=copy, capture_output=True, text=True)
-                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
-                self.assertNotIn("Traceback", proc.stdout + proc.stderr)
-                fail = [line for line in proc.stdout.splitlines() if line.startswith("FAIL release")]
-                self.assertEqual(len(fail), 1, proc.stdout)
-                for word in words:
-                    self.assertIn(word, fail[0])
-                self.assertRegex(proc.stdout.splitlines()[-1], r"^\d+ checks verified, \d+ failed")
-
+            names = []
+            for i, (data, _) in enumerate(BAD[:5]):
+                names.append(f"bad{i}")
+                shutil.copytree(EXAMPLE, copy / "data" / names[-1])
+                (copy / "data" / names[-1] / "report.json").write_text(json.dumps(data))
+            proc = subprocess.run([sys.executable, "reproduce.py",
+                                   *(a for name in names for a in ("--release", name))],
+                                  cwd=copy, capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+            self.assertNotIn("Traceback", proc.stdout + proc.stderr)
+            for name, (data, words) in zip(names, BAD):
+                with self.subTest(spec=data):
+                    fail = [line for line in proc.stdout.splitlines()
+                            if line.startswith(f"FAIL release: {name}: ")]
+                    self.assertEqual(len(fail), 1, proc.stdout)
+                    self.assertIn(str(copy / "data" / name / "report.json"), fail[0])
+                    for word in words:
+                        self.assertIn(word, fail[0])
+            fails = [line for line in proc.stdout.splitlines() if line.startswith("FAIL release")]
+            self.assertEqual(len(fails), len(names), proc.stdout)
+            self.assertRegex(proc.stdout.splitlines()[-1], r"^\d+ checks verified, \d+ failed")
 
 class GeneratedDocs(unittest.TestCase):
     def test_report_spec_reference_is_current(self):

@@ -34,6 +34,7 @@ from nclue.release import load_release
 from nclue.runs import TIE_RULES, Ranking, Run, load_run, order_by_score
 from nclue.tie_contract import Scorer, contract_markdown, check_contract, plan, refusal
 from nclue.ties import first_rank_law, tie_groups
+from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -156,6 +157,10 @@ def brute_expected(case, d, measure, order, scores):
     return None if not defined else float(sum(defined) / len(defined))
 
 
+#: generated cases checked in the fast part (the other 150 - FAST_CASES are a slow test)
+FAST_CASES = 40
+
+
 class EveryMeasureEveryRule(unittest.TestCase):
     """The loops over registry × rules (with the worked example's Gold RR added)."""
 
@@ -199,7 +204,13 @@ class EveryMeasureEveryRule(unittest.TestCase):
                     self.assertAlmostEqual(got, want, places=12, msg=label)
 
     def test_generated_cases(self):
-        for i, case in enumerate(generated_cases(20261203, 150)):
+        for i, case in enumerate(generated_cases(20261203, 150)[:FAST_CASES]):
+            self.check(case, WITH_RR, (1, 2, 3, 10), f"case {i} {case.docs} {case.scores}")
+
+    @slow
+    def test_more_generated_cases(self):
+        # the same 150 cases as before: the first FAST_CASES run in the fast part, the rest here
+        for i, case in enumerate(generated_cases(20261203, 150)[FAST_CASES:], start=FAST_CASES):
             self.check(case, WITH_RR, (1, 2, 3, 10), f"case {i} {case.docs} {case.scores}")
 
     def test_every_query_of_the_example_release(self):
