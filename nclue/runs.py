@@ -60,6 +60,9 @@ def tie_sentence(ties: str) -> str:
     return f"Score ties: one column per rule ({', '.join(rules)})."
 _STR = frozenset((str,))
 _NUMBER = frozenset((float, int))
+_INT = frozenset((int,))
+_LIST = frozenset((list,))
+_TWO = frozenset((2,))
 
 PageScores = Tuple[Tuple[int, float], ...]
 
@@ -113,9 +116,19 @@ def _check_docs(path: PathLike, line: int, qid: str, docs: List[str],
             raise InputError(path, f"unknown docid {clip(docid)}", line)
 
 
-def _page_entry_ok(item: object) -> bool:
-    return (type(item) is list and len(item) == 2 and type(item[0]) is int and item[0] >= 1
-            and (type(item[1]) is float or type(item[1]) is int) and math.isfinite(item[1]))
+def _page_entries(items: List[object]) -> Optional[PageScores]:
+    """``((page, float score), ...)`` when every entry is ``[page, score]`` with an integer
+    page >= 1 and a finite number as score (no bool), checked a column at a time; else None
+    (the caller then names the first bad entry)."""
+    if not items:
+        return ()
+    if not (set(map(type, items)) <= _LIST and set(map(len, items)) == _TWO):
+        return None
+    page_numbers, scores = zip(*items)
+    if not (set(map(type, page_numbers)) <= _INT and min(page_numbers) >= 1
+            and set(map(type, scores)) <= _NUMBER and all(map(math.isfinite, scores))):
+        return None
+    return tuple(zip(page_numbers, map(float, scores)))
 
 
 def _parse_pages(value: object, path: PathLike, line: int, docs: Tuple[str, ...],
@@ -135,8 +148,8 @@ def _parse_pages(value: object, path: PathLike, line: int, docs: Tuple[str, ...]
             raise InputError(path, f"page scores for unranked document {clip(docid)}", line)
         if not isinstance(items, list):
             raise InputError(path, f"pages of {clip(docid)} must be a list of [page, score]", line)
-        if all(map(_page_entry_ok, items)):  # fast path; the loop below names the bad entry
-            parsed = tuple((page, float(score)) for page, score in items)
+        parsed = _page_entries(items)
+        if parsed is not None:  # well formed; else the loop below names the bad entry
             if entries is not None and all(score for _, score in parsed):
                 parsed = tuple(map(entries.setdefault, parsed, parsed))
                 parsed = entries.setdefault(parsed, parsed)
