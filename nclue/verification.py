@@ -13,6 +13,7 @@ Every outcome is a typed :class:`Check`; a release whose files cannot be read fa
 with the error line naming the file at fault, and the other releases are still verified.
 """
 
+import gc
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -445,7 +446,10 @@ def reproduce(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = 
     shared: Dict[Path, ReleaseContext] = {}
     for layout in repo.releases(list(only) if only else None):
         reproduce_release(repo, layout, mode, summary, log, progress, shared)
-        shared.pop(layout.folder.resolve(), None)  # done with it: its memory goes now
+        if shared.pop(layout.folder.resolve(), None) is not None:  # done with it
+            # its views refer back to it (a reference cycle), so only the cyclic collector frees
+            # it: collect now, before the next release's runs are parsed beside it
+            gc.collect()
     with unreadable_fails(summary, "paper audit", "audit/papers"):
         check_paper_audits(repo.root, summary, log)
     if not only:
