@@ -302,7 +302,10 @@ class Resampler:
         replicates = _positive_int(replicates, "replicates")
         if replicates not in self._bootstrap:
             rng = random.Random(self.seed)
-            population = range(self.n_families)
+            # a tuple, not a range: the same draws (choices indexes the population), but every
+            # drawn index is one shared int object (the draws are cached for every table of a
+            # context; a range makes a new int per draw for indices above 256)
+            population = tuple(range(self.n_families))
             k = self.n_families
             self._bootstrap[replicates] = [rng.choices(population, k=k) for _ in range(replicates)]
         return self._bootstrap[replicates]
