@@ -40,7 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RUN = "data/v1/runs/bm25_and.clean.jsonl.gz"
 
-PEER = r"""
+#: the peer programs' TREC readers (whitespace-split, as trec_eval reads)
+PEER_READERS = r"""
 import sys, pytrec_eval
 def read_qrels(path):
     out = {}
@@ -54,26 +55,16 @@ def read_run(path):
         q, _, d, _, s, _ = line.split()
         out.setdefault(q, {})[d] = float(s)
     return out
+"""
+
+PEER = PEER_READERS + r"""
 qrels, run = read_qrels(sys.argv[1]), read_run(sys.argv[2])
 res = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
 print(repr(sum(v["ndcg_cut_10"] for v in res.values()) / len(qrels)))
 """
 
 
-PEER_DEFAULT = r"""
-import sys, pytrec_eval
-def read_qrels(path):
-    out = {}
-    for line in open(path, encoding="utf-8"):
-        q, _, d, g = line.split()
-        out.setdefault(q, {})[d] = int(g)
-    return out
-def read_run(path):
-    out = {}
-    for line in open(path, encoding="utf-8"):
-        q, _, d, _, s, _ = line.split()
-        out.setdefault(q, {})[d] = float(s)
-    return out
+PEER_DEFAULT = PEER_READERS + r"""
 run = read_run(sys.argv[3])
 graded = pytrec_eval.RelevanceEvaluator(read_qrels(sys.argv[1]), {"ndcg_cut.10", "recip_rank"}).evaluate(run)
 gold = pytrec_eval.RelevanceEvaluator(read_qrels(sys.argv[2]), {"ndcg_cut.10", "success.10"}).evaluate(run)
@@ -127,23 +118,33 @@ def replicate_trec(src: Path, dst: Path, replicas: int) -> None:
                 out.write(f"{q}~r{i} {rest}\n")
 
 
-def bench_default(qrels: Path, gold_qrels: Path, run: Path, peer_python: str, repeat: int):
-    """Job 0: ``nclue score`` with its defaults against the peer's nearest job (docstring)."""
-    nclue_cmd = [sys.executable, "-m", "nclue", "score", "--release", ROOT / "data" / "v1", "--json",
-                 ROOT / RUN]
-    peer_cmd = [peer_python, "-c", PEER_DEFAULT, qrels, gold_qrels, run]
-    samples = {"nclue": [], "pytrec_eval": []}
+def timed(commands, repeat: int, on_output=None):
+    """Run each ``(name, command)`` ``repeat`` times, alternating; every sample and the medians.
+    ``on_output(name, stdout)`` sees each command's output."""
+    samples = {name: [] for name, _ in commands}
     for _ in range(repeat):
-        for name, cmd in (("nclue", nclue_cmd), ("pytrec_eval", peer_cmd)):
+        for name, cmd in commands:
             r = isolated(cmd, ROOT)
             samples[name].append({"wall": r["wall"], "rss_mb": r["rss_mb"]})
+            if on_output is not None:
+                on_output(name, r["out"])
     out = {}
     for name, rows in samples.items():
         out[name] = {"samples": rows,
                      "median_wall_s": statistics.median(r["wall"] for r in rows),
                      "median_rss_mb": statistics.median(r["rss_mb"] for r in rows)}
     out["ratio_wall"] = out["nclue"]["median_wall_s"] / out["pytrec_eval"]["median_wall_s"]
-    out["paired_ratios"] = [a["wall"] / b["wall"] for a, b in zip(samples["nclue"], samples["pytrec_eval"])]
+    return out
+
+
+def bench_default(qrels: Path, gold_qrels: Path, run: Path, peer_python: str, repeat: int):
+    """Job 0: ``nclue score`` with its defaults against the peer's nearest job (docstring)."""
+    nclue_cmd = [sys.executable, "-m", "nclue", "score", "--release", ROOT / "data" / "v1", "--json",
+                 ROOT / RUN]
+    peer_cmd = [peer_python, "-c", PEER_DEFAULT, qrels, gold_qrels, run]
+    out = timed((("nclue", nclue_cmd), ("pytrec_eval", peer_cmd)), repeat)
+    out["paired_ratios"] = [a["wall"] / b["wall"] for a, b in
+                            zip(out["nclue"]["samples"], out["pytrec_eval"]["samples"])]
     return out
 
 
@@ -151,23 +152,11 @@ def bench_pair(release: Path, qrels: Path, run: Path, peer_python: str, repeat: 
     nclue_cmd = [sys.executable, "-m", "nclue", "score", "--release", release, "--measures",
                  "ndcg_cut.10", "--ties", "trec_eval", "--json", run]
     peer_cmd = [peer_python, "-c", PEER, qrels, run]
-    samples = {"nclue": [], "pytrec_eval": []}
     means = {}
-    for _ in range(repeat):
-        for name, cmd in (("nclue", nclue_cmd), ("pytrec_eval", peer_cmd)):
-            r = isolated(cmd, ROOT)
-            samples[name].append({"wall": r["wall"], "rss_mb": r["rss_mb"]})
-            if name == "nclue":
-                obj = json.loads(r["out"])
-                means[name] = obj["graded_ndcg@10"] / 100.0
-            else:
-                means[name] = float(r["out"])
-    out = {}
-    for name, rows in samples.items():
-        out[name] = {"samples": rows,
-                     "median_wall_s": statistics.median(r["wall"] for r in rows),
-                     "median_rss_mb": statistics.median(r["rss_mb"] for r in rows)}
-    out["ratio_wall"] = out["nclue"]["median_wall_s"] / out["pytrec_eval"]["median_wall_s"]
+
+    def read_mean(name, text):
+        means[name] = json.loads(text)["graded_ndcg@10"] / 100.0 if name == "nclue" else float(text)
+    out = timed((("nclue", nclue_cmd), ("pytrec_eval", peer_cmd)), repeat, read_mean)
     out["means"] = means
     return out
 

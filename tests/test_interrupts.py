@@ -105,8 +105,7 @@ class ReproduceStopsAnywhere(unittest.TestCase):
         started = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
         out, err = communicate_or_kill(proc)
-        self.out = out
-        return proc.returncode, err, time.monotonic() - started
+        return proc.returncode, out, err, time.monotonic() - started
 
     def test_the_small_repository_verifies(self):
         self.assertEqual(self.clean.returncode, 0, self.clean.stdout[-2000:] + self.clean.stderr[-2000:])
@@ -122,8 +121,8 @@ class ReproduceStopsAnywhere(unittest.TestCase):
             if proc.poll() is not None:  # already done: nothing to interrupt
                 proc.communicate()
                 continue
-            code, err, elapsed = self.stopped(proc)
-            if code == 0 and " checks verified, 0 failed" in (self.out.strip().splitlines() or [""])[-1]:
+            code, out, err, elapsed = self.stopped(proc)
+            if code == 0 and " checks verified, 0 failed" in (out.strip().splitlines() or [""])[-1]:
                 continue   # it had printed its last line: the signal landed in its shutdown
                 # (test_ctrl_c_during_shutdown), after the run, like a moment past its end
             outcomes.append((round(moment, 2), code, round(elapsed, 2)))
@@ -145,7 +144,7 @@ class ReproduceStopsAnywhere(unittest.TestCase):
             if proc.poll() is not None:
                 proc.communicate()
                 continue
-            code, err, elapsed = self.stopped(proc)
+            code, _, err, elapsed = self.stopped(proc)
             self.assertIn(code, (0, 130), err)   # 0: it had exited before the signal landed
             self.assertNotIn("Traceback", err)
             self.assertLess(elapsed, 2.0)

@@ -562,8 +562,8 @@ def write_copy(original: Release, repaired: Release, out: PathLike, lineage: Map
         path = src.existing_jsonl(stem)
         write_bytes_atomic(dst / path.name, path.read_bytes(), inputs)
     suffix = ".jsonl.gz" if gz else ".jsonl"
-    write_bytes_atomic(dst / f"qrels{suffix}", file_bytes(qrels_rows(repaired), gz), inputs)
-    write_bytes_atomic(dst / f"evidence{suffix}", file_bytes(evidence_rows(repaired), gz), inputs)
+    for name, data in _copy_texts(repaired).items():  # the texts copy_hashes hashes
+        write_bytes_atomic(dst / f"{name}{suffix}", gzip_bytes(data) if gz else data, inputs)
     write_bytes_atomic(dst / "provenance.json", (dumps_canonical(dict(lineage), indent=2) + "\n").encode("utf-8"),
                        inputs)
     return dst
