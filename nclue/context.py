@@ -21,7 +21,7 @@ from .metrics import QueryOutcome, aggregate, query_facts
 from .release import Release, gold_families, load_release
 from .run_index import RunEntry, RunIndex
 from .runs import Run, load_run
-from .tie_contract import Scorer, outcome_records
+from .tie_contract import Scorer, outcome_records, plan
 
 Vector = Dict[str, float]
 
@@ -147,9 +147,9 @@ class ReleaseContext:
         InputError naming the report spec."""
         self._reads[0] += 1
         definition = self.registry.definition(measure)
-        if definition.computation == "outcome":
-            return self.scorer.vector(self.run(run_id), measure, self.layout.report_spec,
-                                      lambda k: self.vectors(run_id, k), self.k)
+        if definition.computation == "outcome":  # from the cached vectors: no ranking is read
+            plan(definition, self.ties, self.layout.report_spec)
+            return self.vectors(run_id, measure.k or self.k).get(measure.name)
         key = (self._content_key(run_id, measure.k), measure.name)
         if key not in self._coverage:
             self._coverage[key] = self.scorer.vector(self.run(run_id), measure,

@@ -30,9 +30,11 @@ to read one on purpose). Values echoed in error lines are cut to 80 characters
 import itertools
 import math
 import operator
+from array import array
+from collections.abc import Mapping as _Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import InputError, clip
 from .formats import (PathLike, field, finite_number, iter_lines, jsonl_objects,
@@ -116,44 +118,105 @@ def _check_docs(path: PathLike, line: int, qid: str, docs: List[str],
             raise InputError(path, f"unknown docid {clip(docid)}", line)
 
 
-def _page_entries(items: List[object]) -> Optional[PageScores]:
-    """``((page, float score), ...)`` when every entry is ``[page, score]`` with an integer
+def _page_columns(items: List[object]) -> Optional[Tuple[Tuple[int, ...], List[float]]]:
+    """``(page numbers, float scores)`` when every entry is ``[page, score]`` with an integer
     page >= 1 and a finite number as score (no bool), checked a column at a time; else None
     (the caller then names the first bad entry)."""
     if not items:
-        return ()
+        return (), []
     if not (set(map(type, items)) <= _LIST and set(map(len, items)) == _TWO):
         return None
     page_numbers, scores = zip(*items)
     if not (set(map(type, page_numbers)) <= _INT and min(page_numbers) >= 1
             and set(map(type, scores)) <= _NUMBER and all(map(math.isfinite, scores))):
         return None
-    return tuple(zip(page_numbers, map(float, scores)))
+    return page_numbers, list(map(float, scores))
+
+
+def _page_entries(items: List[object]) -> Optional[PageScores]:
+    """``((page, float score), ...)`` of well-formed entries (:func:`_page_columns`), else None."""
+    columns = _page_columns(items)
+    return None if columns is None else tuple(zip(*columns))
+
+
+_MAX_ARRAY_PAGE = 2 ** 64 - 1  # the largest page number an unsigned 64-bit array holds
+
+
+class PageScoreTable(_Mapping):
+    """One ranking's page scores, ``{docid: ((page, score), ...)}`` in the file's order, held as
+    flat arrays: the documents, each one's end offset, the page numbers and the scores (about
+    12 bytes an entry, where a tuple per entry took about 100: issue 23). It reads as the dict
+    it stands for (equal to it, same keys, values and order)."""
+
+    __slots__ = ("_docs", "_ends", "_pages", "_scores")
+
+    def __init__(self, docs: Tuple[str, ...], ends: Sequence[int], pages: Sequence[int],
+                 scores: Sequence[float]) -> None:
+        self._docs = docs
+        self._ends = array("I", ends)
+        self._pages = array("I" if not pages or max(pages) <= 0xFFFFFFFF else "Q", pages)
+        self._scores = array("d", scores)
+
+    def _entries(self, slot: int) -> PageScores:
+        start = self._ends[slot - 1] if slot else 0
+        end = self._ends[slot]
+        return tuple(zip(self._pages[start:end], self._scores[start:end]))
+
+    def __getitem__(self, docid: str) -> PageScores:
+        try:
+            slot = self._docs.index(docid)
+        except ValueError:
+            raise KeyError(docid) from None
+        return self._entries(slot)
+
+    def get(self, docid: str, default: object = None) -> object:  # type: ignore[override]
+        try:
+            slot = self._docs.index(docid)
+        except ValueError:
+            return default
+        return self._entries(slot)
+
+    def __contains__(self, docid: object) -> bool:
+        return docid in self._docs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._docs)
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __repr__(self) -> str:
+        return f"PageScoreTable({dict(self.items())!r})"
+
+
+def page_table(docs: Sequence[str], ends: Sequence[int], pages: Sequence[int],
+               scores: Sequence[float]) -> Mapping[str, PageScores]:
+    """The :class:`PageScoreTable` of these columns; a plain dict when a page number is too
+    large for an array (above 2**64 - 1: valid, if unlikely)."""
+    if pages and max(pages) > _MAX_ARRAY_PAGE:
+        starts = [0] + list(ends[:-1])
+        return {d: tuple(zip(pages[a:b], scores[a:b])) for d, a, b in zip(docs, starts, ends)}
+    return PageScoreTable(tuple(docs), ends, pages, scores)
 
 
 def _parse_pages(value: object, path: PathLike, line: int, docs: Tuple[str, ...],
-                 shared: Optional[Dict[str, str]] = None,
-                 entries: Optional[Dict[object, object]] = None) -> Dict[str, PageScores]:
-    """``{docid: ((page, score), ...)}``; ``shared`` maps each docid to one string object, and
-    ``entries`` each (page, score) pair and each document's page list to one tuple object:
-    queries that share a condition repeat a document's page scores (in v1's runs about two in
-    three pairs are repeats). Lists holding a zero score keep their own tuples (0.0 and -0.0
-    are one dict key)."""
+                 shared: Optional[Dict[str, str]] = None) -> Mapping[str, PageScores]:
+    """``{docid: ((page, score), ...)}`` as a :class:`PageScoreTable`; ``shared`` maps each
+    docid to one string object."""
     if not isinstance(value, dict):
         raise InputError(path, "field 'pages' must be an object", line)
     ranked = set(docs)
-    pages: Dict[str, PageScores] = {}
+    keys: List[str] = []
+    ends: List[int] = []
+    numbers: List[int] = []
+    scores: List[float] = []
     for docid, items in value.items():
         if docid not in ranked:
             raise InputError(path, f"page scores for unranked document {clip(docid)}", line)
         if not isinstance(items, list):
             raise InputError(path, f"pages of {clip(docid)} must be a list of [page, score]", line)
-        parsed = _page_entries(items)
-        if parsed is not None:  # well formed; else the loop below names the bad entry
-            if entries is not None and all(score for _, score in parsed):
-                parsed = tuple(map(entries.setdefault, parsed, parsed))
-                parsed = entries.setdefault(parsed, parsed)
-        else:
+        columns = _page_columns(items)
+        if columns is None:  # name the first bad entry
             for item in items:
                 if (not isinstance(item, list) or len(item) != 2 or isinstance(item[0], bool)
                         or not isinstance(item[0], int) or item[0] < 1):
@@ -161,8 +224,11 @@ def _parse_pages(value: object, path: PathLike, line: int, docs: Tuple[str, ...]
                                            "[page>=1, score]", line)
                 finite_number(item[1], f"page score of {clip(docid)}", path, line)
             raise AssertionError("unreachable: a bad page entry was not named")
-        pages[docid if shared is None else shared.setdefault(docid, docid)] = parsed
-    return pages
+        numbers.extend(columns[0])
+        scores.extend(columns[1])
+        ends.append(len(numbers))
+        keys.append(docid if shared is None else shared.setdefault(docid, docid))
+    return page_table(keys, ends, numbers, scores)
 
 
 def _no_rankings(path: PathLike) -> InputError:
@@ -180,7 +246,6 @@ def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties:
     rankings: Dict[str, Ranking] = {}
     shared: Dict[str, str] = {}  # one string object per docid: a run names few documents often
     values: Dict[float, float] = {}  # and one float object per distinct score (scores repeat)
-    entries: Dict[object, object] = {}  # and one tuple per distinct page-score pair and list
     for line, obj in jsonl_objects(lines, path):
         qid = field(obj, "qid", str, path, line)
         if release is not None and qid not in release.queries:
@@ -204,7 +269,7 @@ def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties:
         ordered_docs, ordered_scores = order_by_score(docs, numbers, ties)
         pages = None
         if "pages" in obj:
-            pages = _parse_pages(obj["pages"], path, line, tuple(docs), shared, entries)
+            pages = _parse_pages(obj["pages"], path, line, tuple(docs), shared)
         rankings[qid] = Ranking(qid, tuple(ordered_docs), tuple(ordered_scores), pages)
     if not rankings and not allow_empty:
         raise _no_rankings(path)

@@ -6,7 +6,8 @@ import itertools
 import math
 import unittest
 
-from nclue.runs import _page_entries
+from nclue.errors import InputError
+from nclue.runs import PageScoreTable, _page_entries, _parse_pages
 
 
 def by_the_rule(items):
@@ -40,6 +41,50 @@ class PageEntries(unittest.TestCase):
                         self.assertEqual([math.copysign(1, s) for _, s in got],
                                          [math.copysign(1, s) for _, s in want])
                         self.assertTrue(all(type(s) is float for _, s in got))
+
+
+class PageTables(unittest.TestCase):
+    """A ranking's page scores are held in flat arrays (nclue.runs.PageScoreTable) but read as
+    the dict the JSON object stands for: same keys in file order, same (page, float) pairs."""
+
+    def parse(self, value, docs=("a", "b", "c")):
+        return _parse_pages(value, "run.jsonl", 1, docs)
+
+    def test_reads_as_the_dict_of_the_entries(self):
+        value = {"b": [[2, 0.5], [1, 3]], "a": [], "c": [[7, -0.0]]}
+        want = {"b": ((2, 0.5), (1, 3.0)), "a": (), "c": ((7, -0.0),)}
+        table = self.parse(value)
+        self.assertIsInstance(table, PageScoreTable)
+        self.assertEqual(table, want)
+        self.assertEqual(want, table)
+        self.assertEqual(list(table), ["b", "a", "c"])  # the file's order
+        self.assertEqual(len(table), 3)
+        self.assertEqual(table.get("b"), ((2, 0.5), (1, 3.0)))
+        self.assertEqual(table["a"], ())
+        self.assertIsNone(table.get("d"))
+        self.assertEqual(table.get("d", ()), ())
+        self.assertNotIn("d", table)
+        self.assertIn("c", table)
+        with self.assertRaises(KeyError):
+            table["d"]
+        self.assertEqual(math.copysign(1, table["c"][0][1]), -1.0)  # the sign of a zero kept
+        self.assertTrue(all(type(s) is float for _, s in table["b"]))
+        self.assertEqual(dict(table.items()), want)
+
+    def test_page_numbers_beyond_an_array(self):
+        for page in (2 ** 32 - 1, 2 ** 32, 2 ** 64 - 1, 2 ** 64, 10 ** 30):
+            with self.subTest(page=page):
+                table = self.parse({"a": [[page, 1.5]], "b": [[1, 2.0]]})
+                self.assertEqual(table, {"a": ((page, 1.5),), "b": ((1, 2.0),)})
+                self.assertEqual(type(table["a"][0][0]), int)
+
+    def test_no_pages(self):
+        self.assertEqual(self.parse({}), {})
+
+    def test_bad_entries_are_named(self):
+        for value in ({"a": [[0, 1.0]]}, {"a": [[1, "x"]]}, {"z": [[1, 1.0]]}, {"a": 5}, []):
+            with self.subTest(value=value), self.assertRaises(InputError):
+                self.parse(value)
 
 
 if __name__ == "__main__":

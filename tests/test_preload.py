@@ -11,7 +11,7 @@ from pathlib import Path
 from nclue.errors import InputError
 from nclue.formats import sha256_file
 from nclue.context import ReleaseContext
-from nclue.runs import load_run
+from nclue.runs import PageScoreTable, load_run
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -63,23 +63,20 @@ class Preload(unittest.TestCase):
         self.assertEqual(str(direct.exception), messages[0])
 
 
-class SharedPageEntries(unittest.TestCase):
-    def test_repeated_page_scores_are_one_tuple(self):
+class CompactPageScores(unittest.TestCase):
+    def test_page_scores_are_flat_arrays_that_read_as_the_rows(self):
         rows = [{"qid": "q1", "docs": ["d1", "d2"], "scores": [2.0, 1.0],
-                 "pages": {"d1": [[3, 0.5], [4, 0.25]], "d2": [[1, -0.0]]}},
-                {"qid": "q2", "docs": ["d1", "d2"], "scores": [2.0, 1.0],
                  "pages": {"d1": [[3, 0.5], [4, 0.25]], "d2": [[1, -0.0]]}},
                 {"qid": "q3", "docs": ["d1"], "scores": [1.0], "pages": {"d1": [[4, 0.25]]}}]
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "r.jsonl"
             path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
             run = load_run(path)
-        q1, q2, q3 = (run.rankings[q].pages for q in ("q1", "q2", "q3"))
-        self.assertEqual(q1["d1"], ((3, 0.5), (4, 0.25)))
-        self.assertIs(q1["d1"], q2["d1"])            # the same page list: one tuple
-        self.assertIs(q1["d1"][1], q3["d1"][0])      # the same (page, score) pair: one tuple
-        # a list holding a zero score is not shared, so -0.0 keeps its sign
-        self.assertEqual(str(q2["d2"][0][1]), "-0.0")
+        q1, q3 = (run.rankings[q].pages for q in ("q1", "q3"))
+        self.assertIsInstance(q1, PageScoreTable)    # no tuple per entry is held
+        self.assertEqual(q1, {"d1": ((3, 0.5), (4, 0.25)), "d2": ((1, -0.0),)})
+        self.assertEqual(q3, {"d1": ((4, 0.25),)})
+        self.assertEqual(str(q1["d2"][0][1]), "-0.0")  # the sign of a zero kept
 
 
 class LoadedOnce(unittest.TestCase):
