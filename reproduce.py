@@ -33,7 +33,6 @@ signal.signal(signal.SIGINT, _stop_now)  # first: from here to the interpreter's
 # that a file being written is removed first (nclue/outputs.py)
 
 import argparse  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.dont_write_bytecode = True  # verification writes nothing inside the repository (nor a bag's
@@ -44,7 +43,6 @@ sys.pycache_prefix = os.path.join(os.devnull, "nclue-reads-no-bytecode")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from nclue.errors import InputError, NclueError  # noqa: E402
 from nclue import outputs, verification  # noqa: E402
 
 
@@ -79,28 +77,13 @@ def _main(argv=None) -> int:
     parser.add_argument("--release", action="append", default=None,
                         help="only this release (folder name under data/); repeatable")
     args = parser.parse_args(argv)
-    started = time.perf_counter()
     mode = "freeze" if args.freeze else "write" if args.write else "verify"
     if mode != "verify":  # writing: Ctrl-C unwinds, so that the file being written is removed
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    # a temporary file left by a killed writer: reported; verifying writes nothing, so it removes
-    # nothing either (--write and --freeze remove them)
-    outputs.clean_repository_temporaries(
-        ROOT, report=lambda line: print(f"reproduce: {line}", file=sys.stderr, flush=True),
-        remove=mode != "verify")
-    try:
-        summary = verification.reproduce(ROOT, mode=mode, only=args.release,
-                                         log=lambda line: print(line, flush=True),
-                                         progress=lambda line: print(line, file=sys.stderr, flush=True))
-    except InputError as exc:
-        print(f"reproduce: {exc}", file=sys.stderr)
-        return 2
-    except NclueError as exc:
-        print(f"reproduce: {exc}", file=sys.stderr)
-        return 2
-    for line in summary.report_lines(time.perf_counter() - started):
-        print(line)
-    return summary.exit_status()  # 2: something could not be read (bad input); 1: a check failed
+    # a temporary file left by a killed writer is reported; verifying writes nothing, so it
+    # removes nothing either (--write and --freeze remove them). Exit status 2: something could
+    # not be read (bad input); 1: a check failed
+    return verification.run_and_report(ROOT, mode=mode, only=args.release)
 
 
 def _exit(code: int) -> None:

@@ -14,11 +14,12 @@ with the error line naming the file at fault, and the other releases are still v
 """
 
 import gc
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from . import crosschecks, paper_audit
 from .claims import check_claims, freeze_claims, load_claims
@@ -34,6 +35,7 @@ from .tables.label_audit import label_version
 from .integrity import (manifest_from_sums, parse_sha256sums, unlisted_entries, verify_entries,
                         write_integrity_files)
 from .layout import ReleaseLayout, RepositoryLayout
+from .outputs import clean_repository_temporaries
 from .bag import verify_enclosing_bag
 from .prose_numbers import check_file as check_prose_file, prose_files
 from .report.assemble import ReleaseReport, build_release_report, open_release
@@ -467,4 +469,28 @@ def reproduce(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = 
     return summary
 
 
-__all__ = ["Check", "MODES", "STAGES", "Summary", "regenerated_files", "reproduce"]
+def run_and_report(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = None,
+                   out: Optional[TextIO] = None, err: Optional[TextIO] = None,
+                   name: str = "reproduce") -> int:
+    """What ``python reproduce.py`` and ``nclue verify`` do, in this process: report stale
+    temporary files (removed only when writing), run :func:`reproduce`, print its lines and the
+    summary to ``out`` (progress and errors to ``err``; both default to the current standard
+    streams), and return the exit status: 0 verified, 1 a check failed, 2 bad input (an error
+    line ``<name>: ...``). The process around it (signals, exit) is the caller's."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    started = time.perf_counter()
+    clean_repository_temporaries(root, report=lambda line: print(f"{name}: {line}", file=err, flush=True),
+                                 remove=mode != "verify")
+    try:
+        summary = reproduce(root, mode=mode, only=only, log=lambda line: print(line, file=out, flush=True),
+                            progress=lambda line: print(line, file=err, flush=True))
+    except NclueError as exc:   # InputError included: bad input that stops the run
+        print(f"{name}: {exc}", file=err)
+        return 2
+    for line in summary.report_lines(time.perf_counter() - started):
+        print(line, file=out)
+    return summary.exit_status()
+
+
+__all__ = ["Check", "MODES", "STAGES", "Summary", "regenerated_files", "reproduce", "run_and_report"]

@@ -3,7 +3,7 @@
 ``NCLUE_TESTS=fast python -m unittest discover -s tests`` skips every test marked :func:`slow`:
 README blocks, the browser, whole-release verifications and reproduce.py runs in child
 processes, the bad-input list run as child processes, the offline install into a fresh venv,
-bags of the repository, interrupt trials, most of the generated tie-rule cases. The rest, the
+bags of a small repository, interrupt trials, most of the generated tie-rule cases. The rest, the
 fast part, is every unit and command test on hand-made data and data/example (README, "Tests").
 The full suite (no variable) runs both, as .ci/run does.
 """

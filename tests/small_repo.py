@@ -3,6 +3,7 @@ release with its reference files, the paper transcriptions and their frozen verd
 and integrity files written for it. reproduce.py verifies it in about a second."""
 
 import atexit
+import io
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import time
 from pathlib import Path
 
 from nclue.integrity import write_integrity_files
+from nclue.verification import run_and_report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,6 +31,19 @@ def small_repository(folder: Path) -> Path:
 def run_reproduce(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(root / "reproduce.py"), *args], cwd=root,
                           capture_output=True, text=True, timeout=300)
+
+
+def reproduce_in_process(root: Path, *releases: str, mode: str = "verify") -> subprocess.CompletedProcess:
+    """What ``reproduce.py [--write|--freeze] [--release R ...]`` prints and returns, run in this
+    process: :func:`nclue.verification.run_and_report` is everything reproduce.py runs between
+    its signal handling and its exit. For the tests of what a run finds (a tampered file, a bad
+    spec); the tests of the process itself (exit on Ctrl-C, no traceback, nothing written, a
+    read-only copy) run reproduce.py as a child process. The code that runs is this checkout's,
+    which the small repositories copy: it checks their files, code included, as reproduce.py
+    would."""
+    out, err = io.StringIO(), io.StringIO()
+    code = run_and_report(Path(root), mode=mode, only=list(releases) or None, out=out, err=err)
+    return subprocess.CompletedProcess(["reproduce.py"], code, out.getvalue(), err.getvalue())
 
 
 _CLEAN = []

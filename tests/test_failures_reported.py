@@ -2,14 +2,13 @@
 naming it, every other failure of the run is still printed with the summary line, and the exit
 status is 2 (something could not be read) only at the end.
 
-The repository here is a small one made in a temporary folder (tests/small_repo.py);
-``reproduce.py`` runs on it as on the real one (a second or two).
+The repository here is a small one made in a temporary folder (tests/small_repo.py); its
+verification runs in this process, as reproduce.py runs it (a second or two), after one run of
+reproduce.py itself in a child process on a small repository built alike and left unbroken.
 """
 
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -21,7 +20,7 @@ from nclue.release import load_release
 from nclue.verification import Summary, check_quote_audit, unreadable_fails
 from nclue.context import ReleaseContext
 from nclue.layout import RepositoryLayout
-from tests.small_repo import clean_run, run_reproduce, small_repository
+from tests.small_repo import clean_run, reproduce_in_process, small_repository
 from tests.slow import slow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +37,7 @@ class TwoBrokenFiles(unittest.TestCase):
         (cls.root / "audit" / "papers" / "nclue.verdicts.json").write_text("{not json", encoding="utf-8")
         with open(cls.root / "reference_metrics" / "example" / "tables.md", "a", encoding="utf-8") as out:
             out.write("edited\n")
-        cls.broken = run_reproduce(cls.root)
+        cls.broken = reproduce_in_process(cls.root)
 
     @classmethod
     def tearDownClass(cls):
@@ -87,7 +86,7 @@ class CodeIsVerified(unittest.TestCase):
             cache = root / "nclue" / "__pycache__"
             cache.mkdir(exist_ok=True)
             (cache / "x.cpython-311.pyc").write_bytes(b"not bytecode")
-            done = run_reproduce(root)
+            done = reproduce_in_process(root)
             fails = [line for line in done.stdout.splitlines() if line.startswith("FAIL ")]
             self.assertEqual(sorted(fails), sorted([
                 "FAIL coverage: nclue/evil.py: present but not listed in SHA256SUMS",

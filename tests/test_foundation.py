@@ -14,6 +14,7 @@ from nclue.formats import gzip_bytes
 from nclue.release import load_release, render_forms
 from nclue.runs import load_run, order_by_score, read_trec_qrels, trec_qrels_text, trec_run_text, write_run
 from tests.slow import slow
+from tests.small_repo import reproduce_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -219,9 +220,10 @@ class ReproduceExample(unittest.TestCase):
     numbers): passes, is deterministic, and fails (naming the file) when a claim, a data file or a
     quoted number is tampered with.
 
-    The copy is frozen (``reproduce.py --freeze``) and then verified once, for all tests (the
-    second run's output and the files before and after it are kept); every test that tampers
-    works on a copy of the frozen copy."""
+    The copy is frozen (``reproduce.py --freeze``, in this process) and then verified once by
+    reproduce.py in a child process, for all tests (that run's output and the files before and
+    after it are kept); every test that tampers works on a copy of the frozen copy and verifies
+    it in this process (tests/small_repo.py, :func:`reproduce_in_process`)."""
 
     README = ("# x\nThe dense run finds a gold for "
               "{hit}%<!--=example/scorecard/example_dense/gold_hit@10--> of the "
@@ -237,7 +239,7 @@ class ReproduceExample(unittest.TestCase):
         shutil.copytree(EXAMPLE, cls.frozen / "data" / "example")
         # by hand: example_dense ranks a gold in the top 10 for all 6 queries (Gold Hit 100.0)
         (cls.frozen / "README.md").write_text(cls.README.format(hit="100.0"))
-        cls.freeze = cls.run_reproduce(cls.frozen, "--freeze")
+        cls.freeze = reproduce_in_process(cls.frozen, mode="freeze")
         cls.before = cls.files(cls.frozen)
         cls.verify = cls.run_reproduce(cls.frozen)
         cls.after = cls.files(cls.frozen)
@@ -264,8 +266,8 @@ class ReproduceExample(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def reproduce(self, *args):
-        return self.run_reproduce(self.tmp, *args)
+    def reproduce(self, mode="verify"):
+        return reproduce_in_process(self.tmp, mode=mode)
 
     def frozen_copy(self):
         """The test's copy, as ``reproduce.py --freeze`` left it (the freeze ran once, for all)."""
@@ -310,7 +312,7 @@ class ReproduceExample(unittest.TestCase):
         self.assertEqual(self.verify.returncode, 0, self.verify.stdout + self.verify.stderr)
         self.assertIn("prose: 2 quoted numbers checked", self.verify.stdout)
         (self.tmp / "README.md").write_text(self.README.format(hit="99.0"))
-        self.assertEqual(self.reproduce("--freeze").returncode, 1)  # the freeze re-checks prose too
+        self.assertEqual(self.reproduce("freeze").returncode, 1)  # the freeze re-checks prose too
         proc = self.reproduce()
         self.assertEqual(proc.returncode, 1)
         self.assertIn("README.md:2: 99.0 is not printed by "

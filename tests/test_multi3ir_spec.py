@@ -6,8 +6,6 @@ import hashlib
 import json
 import shutil
 import struct
-import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -22,6 +20,7 @@ from nclue.tables.kinds import table_from_dict
 from nclue.tables.multi3ir import MethodRow
 from nclue.weights import checked_parameter_count, load_weights_record
 from tests.slow import slow
+from tests.small_repo import reproduce_in_process
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
@@ -241,15 +240,14 @@ class ReproduceExitsTwo(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "repo"
             copy.mkdir()
-            shutil.copytree(ROOT / "nclue", copy / "nclue")   # bytecode caches too: not compiled again
+            shutil.copytree(ROOT / "nclue", copy / "nclue")
             shutil.copy(ROOT / "reproduce.py", copy / "reproduce.py")
             shutil.copytree(EXAMPLE, copy / "data" / "example")
             report = {"tables": [{"id": "m3_table4", "kind": "layer_grid", "k": 10, "grid_k": [10],
                                   "layers": [{"key": "mid", "label": "Mid"}], "ms": [1],
                                   "cells": [{"layer": "mid", "m": 1, "learned": "example_dense"}]}]}
             (copy / "data" / "example" / "report.json").write_text(json.dumps(report))
-            proc = subprocess.run([sys.executable, "reproduce.py", "--release", "example"],
-                                  cwd=copy, capture_output=True, text=True)
+            proc = reproduce_in_process(copy, "example")
             self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
             self.assertNotIn("Traceback", proc.stdout + proc.stderr)
             fail = [line for line in proc.stdout.splitlines() if line.startswith("FAIL release")]

@@ -3,8 +3,6 @@ the key, and reproduce.py exits 2 on it (issue 12)."""
 
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -13,6 +11,7 @@ from nclue.context import ReleaseContext
 from nclue.errors import InputError
 from nclue.report.spec import parse_report_spec
 from tests.slow import slow
+from tests.small_repo import reproduce_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -82,16 +81,14 @@ class ReproduceExitsTwo(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "repo"
             copy.mkdir()
-            shutil.copytree(ROOT / "nclue", copy / "nclue")   # bytecode caches too: not compiled again
+            shutil.copytree(ROOT / "nclue", copy / "nclue")
             shutil.copy(ROOT / "reproduce.py", copy / "reproduce.py")
             names = []
             for i, (data, _) in enumerate(BAD[:5]):
                 names.append(f"bad{i}")
                 shutil.copytree(EXAMPLE, copy / "data" / names[-1])
                 (copy / "data" / names[-1] / "report.json").write_text(json.dumps(data))
-            proc = subprocess.run([sys.executable, "reproduce.py",
-                                   *(a for name in names for a in ("--release", name))],
-                                  cwd=copy, capture_output=True, text=True)
+            proc = reproduce_in_process(copy, *names)
             self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
             self.assertNotIn("Traceback", proc.stdout + proc.stderr)
             for name, (data, words) in zip(names, BAD):

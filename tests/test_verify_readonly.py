@@ -1,6 +1,8 @@
 """reproduce.py writes nothing (issue 17): a read-only copy verifies, by two concurrent runs that
 both verify without disturbing each other, and an interrupted or killed run leaves the tree as it
-was."""
+was. The copy is a small repository (tests/small_repo.py: the example release, its reference
+files, the paper audit and the code): the code paths are this repository's, without copying
+and hashing all of its files twice over."""
 
 import shutil
 import signal
@@ -14,10 +16,9 @@ from pathlib import Path
 
 from tests.child_signals import default_sigint
 from tests.slow import slow
+from tests.small_repo import small_repository
 
-ROOT = Path(__file__).resolve().parent.parent
-SKIP = shutil.ignore_patterns(".git", "build", "work", "__pycache__", ".venv*", "venv*", "*.pyc")
-COMMAND = [sys.executable, "-I", "-S", "reproduce.py", "--release", "example"]
+COMMAND = [sys.executable, "-I", "-S", "reproduce.py"]
 
 
 def snapshot(root: Path):
@@ -35,8 +36,7 @@ class WritesNothing(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp())
-        cls.copy = cls.tmp / "repo"
-        shutil.copytree(ROOT, cls.copy, ignore=SKIP)
+        cls.copy = small_repository(cls.tmp / "repo")
         cls.before = snapshot(cls.copy)
 
     @classmethod

@@ -1,6 +1,5 @@
 """``nclue verify``: the same verification as ``python reproduce.py`` (from a repository root)."""
 
-import sys
 from pathlib import Path
 
 
@@ -14,10 +13,9 @@ def add_parser(subparsers) -> None:
 
 
 def run_verify(args) -> int:
+    """Print what ``python reproduce.py`` prints (checks and failures, then the summary line, on
+    standard output; progress on standard error) and return its exit status."""
     # imported here: verification pulls in every table kind and renderer (about 0.1 s), which
     # the other commands (nclue score above all) should not pay for at start-up
-    from ..verification import reproduce
-    summary = reproduce(Path(args.root), only=args.release, log=lambda line: print(line, file=sys.stderr))
-    for line in summary.report_lines():
-        print(line)
-    return summary.exit_status()
+    from ..verification import run_and_report
+    return run_and_report(Path(args.root), only=args.release, name="nclue verify")

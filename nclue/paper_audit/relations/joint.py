@@ -29,7 +29,7 @@ each rate or check without which counts would exist.
 """
 
 from fractions import Fraction
-from math import ceil, floor
+from math import gcd
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...errors import InputError
@@ -41,6 +41,8 @@ MAX_NODES = 20000  # search nodes per feasibility question (about a second)
 
 # A linear constraint: ({count: coefficient}, constant) meaning sum(coef * x) + constant >= 0.
 Linear = Tuple[Dict[str, Fraction], Fraction]
+# The same with whole coefficients, zero ones left out: (((count, coefficient), ...), constant).
+IntLinear = Tuple[Tuple[Tuple[str, int], ...], int]
 
 
 class _TooLarge(Exception):
@@ -84,36 +86,52 @@ def _minus(a: Linear, b: Linear, scale_a: Fraction = Fraction(1), scale_b: Fract
     return terms, scale_a * a[1] - scale_b * b[1]
 
 
-def _propagate(cons: Sequence[Linear], lo: Dict[str, int], hi: Dict[str, int]) -> bool:
-    """Tighten the bounds to bounds consistency; False when some domain becomes empty."""
+def _integral(cons: Sequence[Linear]) -> List[IntLinear]:
+    """The constraints with whole coefficients: each multiplied by the least common multiple of
+    its denominators (a positive factor, so the same whole counts satisfy it), which lets
+    :func:`_propagate` work in integers instead of fractions."""
+    out: List[IntLinear] = []
+    for terms, constant in cons:
+        scale = constant.denominator
+        for coef in terms.values():
+            scale = scale * coef.denominator // gcd(scale, coef.denominator)
+        out.append((tuple((v, int(c * scale)) for v, c in terms.items() if c != 0),
+                    int(constant * scale)))
+    return out
+
+
+def _propagate(cons: Sequence[IntLinear], lo: Dict[str, int], hi: Dict[str, int]) -> bool:
+    """Tighten the bounds to bounds consistency; False when some domain becomes empty.
+
+    For ``sum(c * x_v) + constant >= 0``, ``best`` is the left side's largest value over the
+    bounds. Tightening ``x_v`` moves the bound ``best`` does not use (``lo`` for ``c > 0``, ``hi``
+    for ``c < 0``), so ``best`` holds for the whole pass over the constraint's terms."""
     changed = True
     while changed:
         changed = False
         for terms, constant in cons:
-            best = constant + sum(c * (hi[v] if c > 0 else lo[v]) for v, c in terms.items())
+            best = constant
+            for v, c in terms:
+                best += c * (hi[v] if c > 0 else lo[v])
             if best < 0:
                 return False
-            for v, c in terms.items():
-                if c == 0:
-                    continue
-                rest = best - c * (hi[v] if c > 0 else lo[v])
-                if c > 0:  # c * x_v + rest >= 0
-                    bound = ceil(-rest / c)
+            for v, c in terms:
+                if c > 0:  # c * x_v + rest >= 0, rest = best - c * hi[v]: x_v >= ceil(-rest / c)
+                    bound = -((best - c * hi[v]) // c)
                     if bound > lo[v]:
                         lo[v] = bound
                         changed = True
-                else:
-                    bound = floor(rest / -c)
+                else:      # rest = best - c * lo[v] >= -c * x_v: x_v <= floor(rest / -c)
+                    bound = (best - c * lo[v]) // -c
                     if bound < hi[v]:
                         hi[v] = bound
                         changed = True
                 if lo[v] > hi[v]:
                     return False
-                best = constant + sum(k * (hi[u] if k > 0 else lo[u]) for u, k in terms.items())
     return True
 
 
-def _solve(cons: Sequence[Linear], lo: Dict[str, int], hi: Dict[str, int],
+def _solve(cons: Sequence[IntLinear], lo: Dict[str, int], hi: Dict[str, int],
            accept, budget: List[int]) -> Optional[Dict[str, int]]:
     """A whole-count solution of the constraints for which ``accept`` holds, or None."""
     budget[0] -= 1
@@ -269,7 +287,7 @@ def evaluate_joint_counts(rel: Mapping[str, Any], ctx: Context, ev: Evaluator) -
         cons = list(base) + [c for label, group in labelled if label != skip for c in group]
         active = [c for c in check_items if c[0] != skip]
         try:
-            return _solve(cons, lo, hi, accept_with(active), [MAX_NODES])
+            return _solve(_integral(cons), lo, hi, accept_with(active), [MAX_NODES])
         except _TooLarge:
             raise ctx.error(rel, f"whole-count search exceeds {MAX_NODES} nodes "
                                  "(tighten the bounds or split the relation)") from None
