@@ -188,6 +188,14 @@ class ReleaseContext:
             self._reads[0] += 1
         return value
 
+    def close(self) -> None:
+        """Drop every cache and view of this context (a finished release): its views refer back
+        to it, a reference cycle, so without this only the cyclic collector would free them,
+        after a pass over every object alive."""
+        for cache in (self._derived, self._runs, self._parsed, self._vectors, self._outcomes,
+                      self._coverage):
+            cache.clear()
+
     def resampler(self, qids: Iterable[str], seed: int) -> Resampler:
         """The family Resampler of one query set and seed, shared by every table of this context
         (its draws depend only on the seed and the families, so each table's numbers are those

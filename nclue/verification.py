@@ -13,7 +13,6 @@ Every outcome is a typed :class:`Check`; a release whose files cannot be read fa
 with the error line naming the file at fault, and the other releases are still verified.
 """
 
-import gc
 import sys
 import time
 from contextlib import contextmanager
@@ -448,10 +447,10 @@ def reproduce(root: Path, mode: str = "verify", only: Optional[Sequence[str]] = 
     shared: Dict[Path, ReleaseContext] = {}
     for layout in repo.releases(list(only) if only else None):
         reproduce_release(repo, layout, mode, summary, log, progress, shared)
-        if shared.pop(layout.folder.resolve(), None) is not None:  # done with it
-            # its views refer back to it (a reference cycle), so only the cyclic collector frees
-            # it: collect now, before the next release's runs are parsed beside it
-            gc.collect()
+        done = shared.pop(layout.folder.resolve(), None)
+        if done is not None:  # done with it: free its caches now, before the next release's
+            done.close()       # runs are parsed beside it
+        del done
     with unreadable_fails(summary, "paper audit", "audit/papers"):
         check_paper_audits(repo.root, summary, log)
     if not only:

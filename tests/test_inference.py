@@ -351,6 +351,37 @@ class BootstrapTest(unittest.TestCase):
         query_ci = inf.family_bootstrap(vals, {q: q for q in vals}, replicates=4000, seed=11)
         self.assertLess(query_ci.hi - query_ci.lo, ci.hi - ci.lo)
 
+    def test_replicate_means_by_definition(self):
+        # every replicate's statistic, in draw order, exactly as the definition computes it
+        # from the documented draws (the sum over the drawn families of their sums over the sum
+        # of their sizes): integer vectors of every sign and size (the packed path, and the plain
+        # one for sums too large for a packed field), and float vectors (exact fsums)
+        rng = random.Random(21)
+        vectors = {
+            "0/1": lambda: rng.randint(0, 1),
+            "paired difference": lambda: rng.randint(-1, 1),
+            "large ints": lambda: rng.randint(-10 ** 6, 10 ** 6),
+            "ints beyond a packed field": lambda: rng.randint(-10 ** 12, 10 ** 12),
+            "floats": lambda: rng.random() - 0.5,
+        }
+        for name, draw_value in vectors.items():
+            for trial in range(12):
+                fam = {f"q{i}": f"f{rng.randrange(1 + trial)}" for i in range(1 + 3 * trial)}
+                vals = {q: draw_value() for q in fam}
+                seed, replicates = rng.randrange(100), rng.choice([1, 9, 64])
+                fids = sorted(set(fam.values()))
+                members = [[q for q in sorted(fam) if fam[q] == f] for f in fids]
+                draws = random.Random(seed)
+                expected = []
+                for _ in range(replicates):
+                    idx = draws.choices(range(len(fids)), k=len(fids))
+                    terms = [vals[q] for i in idx for q in members[i]]
+                    num = sum(terms) if name != "floats" else math.fsum(
+                        math.fsum(vals[q] for q in members[i]) for i in idx)
+                    expected.append(num / sum(len(members[i]) for i in idx))
+                got = inf.Resampler(fam.keys(), fam, seed=seed).replicate_means(vals, replicates)
+                self.assertEqual([x.hex() for x in got], [x.hex() for x in expected], (name, trial))
+
     def test_resampler_reuse_matches_single_calls(self):
         rng = random.Random(3)
         fam = {i: rng.randrange(9) for i in range(30)}

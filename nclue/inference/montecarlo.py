@@ -125,13 +125,7 @@ def equivalence_decision(lo90: float, hi90: float, se_lo90: float, se_hi90: floa
 def bootstrap_distribution(resampler: Resampler, values: Mapping[Hashable, Number],
                            replicates: int) -> List[float]:
     """The sorted replicate means of :meth:`Resampler.bootstrap` (same draws, same numbers)."""
-    vec = _as_vector(values, "values")
-    sums = resampler.family_sums(vec)
-    getter = sums.__getitem__
-    add = sum if all(isinstance(v, int) for v in sums) else math.fsum
-    stats = [add(map(getter, idx)) / den
-             for idx, den in zip(resampler.bootstrap_draws(replicates),
-                                 resampler._bootstrap_sizes(replicates))]
+    stats = resampler.replicate_means(_as_vector(values, "values"), replicates)
     stats.sort()
     return stats
 

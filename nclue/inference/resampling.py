@@ -7,7 +7,10 @@ blockwise max-|T| selection adjustment followed by Holm across blocks; supplemen
 """
 
 import math
+import operator
 import random
+import sys
+from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import (Any, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence,
@@ -28,6 +31,10 @@ Vector = Union[Mapping[Hashable, Any], Sequence[Any]]
 Families = Union[Mapping[Hashable, Hashable], Sequence[Hashable]]
 
 _GETITEM = list.__getitem__
+#: bits of one replicate's field in a packed count column (:meth:`Resampler._count_columns`)
+COUNT_BITS = 32
+#: the array type code of an unsigned 32-bit field ('I' on every common platform)
+_FIELD = next(code for code in "IL" if array(code).itemsize == COUNT_BITS // 8)
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,6 +289,7 @@ class Resampler:
         self._bootstrap: Dict[int, List[List[int]]] = {}
         self._denominators: Dict[int, List[int]] = {}
         self._signs: Dict[int, List[bytes]] = {}
+        self._columns: Dict[int, List[int]] = {}
 
     @property
     def n_families(self) -> int:
@@ -309,6 +317,65 @@ class Resampler:
             k = self.n_families
             self._bootstrap[replicates] = [rng.choices(population, k=k) for _ in range(replicates)]
         return self._bootstrap[replicates]
+
+    def _count_columns(self, replicates: int) -> List[int]:
+        """Family f's column of the replicate-by-family count matrix (how often replicate r drew
+        f), packed into one non-negative int: replicate r's count in bits
+        ``[COUNT_BITS * r, COUNT_BITS * (r + 1))``. Cached with the draws."""
+        if replicates not in self._columns:
+            draws = self.bootstrap_draws(replicates)
+            columns = [array(_FIELD, bytes(COUNT_BITS // 8 * replicates)) for _ in range(self.n_families)]
+            for r, idx in enumerate(draws):
+                for f in idx:
+                    columns[f][r] += 1
+            if sys.byteorder != "little":
+                for column in columns:
+                    column.byteswap()
+            self._columns[replicates] = [int.from_bytes(c.tobytes(), "little") for c in columns]
+        return self._columns[replicates]
+
+    def _integer_replicate_sums(self, sums: Sequence[int], replicates: int) -> Optional[List[int]]:
+        """``sum(sums[f] for f in draw)`` of every replicate, exactly, or None when a total could
+        exceed a packed count field. Each replicate draws F families, so its totals of the
+        positive and of the negated negative family sums are at most ``max|sum| * F``; below
+        ``2**COUNT_BITS`` no field carries into the next, and adding ``sums[f]`` times the packed
+        column of every family with a non-zero sum adds, field by field, every replicate's
+        total at once (integer arithmetic: the same totals as adding the drawn sums one by one)."""
+        largest = max((abs(v) for v in sums), default=0)
+        if largest * self.n_families >= 1 << COUNT_BITS:
+            return None
+        columns = self._count_columns(replicates)
+        positive = negative = 0
+        for f, value in enumerate(sums):
+            if value > 0:
+                positive += value * columns[f]
+            elif value < 0:
+                negative -= value * columns[f]
+        width = (COUNT_BITS // 8) * replicates
+        fields = []
+        for packed in (positive, negative):
+            unpacked = array(_FIELD, packed.to_bytes(width, "little"))
+            if sys.byteorder != "little":
+                unpacked.byteswap()
+            fields.append(unpacked)
+        return list(map(operator.sub, fields[0], fields[1]))
+
+    def replicate_means(self, values: Mapping[Hashable, Union[int, float]], replicates: int) -> List[float]:
+        """The statistic of every bootstrap replicate, in draw order: the sum of the drawn
+        families' sums over the sum of their sizes (n-Clue paper, sec. 3.4). Integer sums are
+        exact (Python ints); float sums use fsum (correctly rounded, so the same on every Python:
+        3.12 changed sum() of floats)."""
+        sums = self.family_sums(values)
+        sizes = self._bootstrap_sizes(replicates)
+        if all(isinstance(v, int) for v in sums):
+            totals = self._integer_replicate_sums(sums, replicates)
+            if totals is not None:
+                return [total / den for total, den in zip(totals, sizes)]
+            getter = sums.__getitem__
+            return [sum(map(getter, idx)) / den for idx, den in zip(self.bootstrap_draws(replicates), sizes)]
+        getter = sums.__getitem__
+        return [math.fsum(map(getter, idx)) / den
+                for idx, den in zip(self.bootstrap_draws(replicates), sizes)]
 
     def _bootstrap_sizes(self, replicates: int) -> List[int]:
         """Number of queries in each replicate (shared by every contrast; cached)."""
@@ -349,14 +416,7 @@ class Resampler:
         """
         vec = _as_vector(values, "values")
         level = _level(level)
-        sums = self.family_sums(vec)
-        getter = sums.__getitem__
-        # integer sums are exact with sum(); float sums use fsum (correctly rounded, so the
-        # same on every Python: 3.12 changed sum() of floats)
-        add = sum if all(isinstance(v, int) for v in sums) else math.fsum
-        stats = [add(map(getter, idx)) / den
-                 for idx, den in zip(self.bootstrap_draws(replicates),
-                                     self._bootstrap_sizes(replicates))]
+        stats = self.replicate_means(vec, replicates)
         stats.sort()
         alpha = (1 - level) / 2
         return Interval(estimate=_mean(vec.values()), lo=percentile(stats, alpha),
