@@ -363,6 +363,8 @@ class BootstrapTest(unittest.TestCase):
             "large ints": lambda: rng.randint(-10 ** 6, 10 ** 6),
             "ints beyond a packed field": lambda: rng.randint(-10 ** 12, 10 ** 12),
             "floats": lambda: rng.random() - 0.5,
+            "floats of mixed magnitudes": lambda: rng.choice([1e-9, 1.0, 3e7]) * (rng.random() - 0.5),
+            "floats and signed zeros": lambda: rng.choice([-0.0, 0.0, 0.25, -1.5]),
         }
         for name, draw_value in vectors.items():
             for trial in range(12):
@@ -376,7 +378,7 @@ class BootstrapTest(unittest.TestCase):
                 for _ in range(replicates):
                     idx = draws.choices(range(len(fids)), k=len(fids))
                     terms = [vals[q] for i in idx for q in members[i]]
-                    num = sum(terms) if name != "floats" else math.fsum(
+                    num = sum(terms) if not name.startswith("floats") else math.fsum(
                         math.fsum(vals[q] for q in members[i]) for i in idx)
                     expected.append(num / sum(len(members[i]) for i in idx))
                 got = inf.Resampler(fam.keys(), fam, seed=seed).replicate_means(vals, replicates)

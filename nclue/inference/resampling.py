@@ -31,7 +31,8 @@ Vector = Union[Mapping[Hashable, Any], Sequence[Any]]
 Families = Union[Mapping[Hashable, Hashable], Sequence[Hashable]]
 
 _GETITEM = list.__getitem__
-#: bits of one replicate's field in a packed count column (:meth:`Resampler._count_columns`)
+#: bits of one replicate's count in a packed column (:meth:`Resampler._count_columns`); wider
+#: fields for larger totals are whole multiples of it
 COUNT_BITS = 32
 #: the array type code of an unsigned 32-bit field ('I' on every common platform)
 _FIELD = next(code for code in "IL" if array(code).itemsize == COUNT_BITS // 8)
@@ -138,6 +139,48 @@ def _level(level: Any) -> float:
 
 def _integral(values: Iterable[Union[int, float]]) -> bool:
     return all(isinstance(v, int) or (v.is_integer() and abs(v) < 2 ** 53) for v in values)
+
+
+def _pack(column: "array", stride: int) -> int:
+    """A column of unsigned 32-bit counts as one int, entry r in bits
+    ``[COUNT_BITS * stride * r, COUNT_BITS * stride * (r + 1))``."""
+    if stride != 1:
+        wide = array(_FIELD, bytes(COUNT_BITS // 8 * stride * len(column)))
+        wide[::stride] = column
+        column = wide
+    if sys.byteorder != "little":
+        column = array(_FIELD, column)
+        column.byteswap()
+    return int.from_bytes(column.tobytes(), "little")
+
+
+def _unpack(packed: int, count: int, stride: int) -> "array":
+    """The 32-bit counts :func:`_pack` packed (entries below ``2**COUNT_BITS``)."""
+    column = array(_FIELD, packed.to_bytes(COUNT_BITS // 8 * stride * count, "little"))
+    if sys.byteorder != "little":
+        column.byteswap()
+    return column[::stride] if stride != 1 else column
+
+
+def _fields(packed: int, count: int, stride: int) -> List[int]:
+    """The ``count`` non-negative fields of ``COUNT_BITS * stride`` bits of ``packed``."""
+    if stride == 1:
+        return _unpack(packed, count, 1).tolist()
+    width = COUNT_BITS // 8 * stride
+    data = packed.to_bytes(width * count, "little")
+    return [int.from_bytes(data[i:i + width], "little") for i in range(0, len(data), width)]
+
+
+def _common_binary_scale(values: Sequence[float]) -> Optional[Tuple[List[int], int]]:
+    """``(weights, D)`` with ``values[i] == weights[i] / D`` exactly, ``D`` a power of two (every
+    finite float is a whole multiple of a power of two), or None when a value is -0.0."""
+    ratios = []
+    for v in values:
+        if v == 0 and math.copysign(1.0, v) < 0:
+            return None
+        ratios.append(v.as_integer_ratio())
+    scale = max(den for _, den in ratios)
+    return [num * (scale // den) for num, den in ratios], scale
 
 
 def _mean(values: Iterable[Union[int, float]]) -> float:
@@ -328,54 +371,50 @@ class Resampler:
             for r, idx in enumerate(draws):
                 for f in idx:
                     columns[f][r] += 1
-            if sys.byteorder != "little":
-                for column in columns:
-                    column.byteswap()
-            self._columns[replicates] = [int.from_bytes(c.tobytes(), "little") for c in columns]
+            self._columns[replicates] = [_pack(c, 1) for c in columns]
         return self._columns[replicates]
 
-    def _integer_replicate_sums(self, sums: Sequence[int], replicates: int) -> Optional[List[int]]:
-        """``sum(sums[f] for f in draw)`` of every replicate, exactly, or None when a total could
-        exceed a packed count field. Each replicate draws F families, so its totals of the
-        positive and of the negated negative family sums are at most ``max|sum| * F``; below
-        ``2**COUNT_BITS`` no field carries into the next, and adding ``sums[f]`` times the packed
-        column of every family with a non-zero sum adds, field by field, every replicate's
-        total at once (integer arithmetic: the same totals as adding the drawn sums one by one)."""
-        largest = max((abs(v) for v in sums), default=0)
-        if largest * self.n_families >= 1 << COUNT_BITS:
-            return None
+    def _replicate_totals(self, weights: Sequence[int], replicates: int) -> List[int]:
+        """``sum(weights[f] for f in draw)`` of every replicate, exactly (integer arithmetic).
+
+        Each replicate draws F families, so its totals of the positive and of the negated
+        negative weights are at most ``max|weight| * F``; with fields of ``COUNT_BITS * stride``
+        bits above that no field carries into the next, and adding ``weights[f]`` times family
+        f's packed column (re-packed at that width) adds every replicate's total at once."""
+        largest = max((abs(v) for v in weights), default=0)
+        stride = max(1, -(-(largest * self.n_families).bit_length() // COUNT_BITS))
         columns = self._count_columns(replicates)
         positive = negative = 0
-        for f, value in enumerate(sums):
-            if value > 0:
-                positive += value * columns[f]
-            elif value < 0:
-                negative -= value * columns[f]
-        width = (COUNT_BITS // 8) * replicates
-        fields = []
-        for packed in (positive, negative):
-            unpacked = array(_FIELD, packed.to_bytes(width, "little"))
-            if sys.byteorder != "little":
-                unpacked.byteswap()
-            fields.append(unpacked)
-        return list(map(operator.sub, fields[0], fields[1]))
+        for f, value in enumerate(weights):
+            if value:
+                column = columns[f] if stride == 1 else _pack(_unpack(columns[f], replicates, 1), stride)
+                if value > 0:
+                    positive += value * column
+                else:
+                    negative -= value * column
+        return list(map(operator.sub, _fields(positive, replicates, stride),
+                        _fields(negative, replicates, stride)))
 
     def replicate_means(self, values: Mapping[Hashable, Union[int, float]], replicates: int) -> List[float]:
         """The statistic of every bootstrap replicate, in draw order: the sum of the drawn
         families' sums over the sum of their sizes (n-Clue paper, sec. 3.4). Integer sums are
-        exact (Python ints); float sums use fsum (correctly rounded, so the same on every Python:
-        3.12 changed sum() of floats)."""
+        exact (Python ints); float sums are correctly rounded, as ``math.fsum`` of the drawn
+        family sums is on every Python (3.12 changed ``sum()`` of floats): the sums are whole
+        multiples of one power of two ``1 / D``, so the exact total of a replicate is an integer
+        ``T / D``, and ``T / D`` in Python is the correctly rounded quotient."""
         sums = self.family_sums(values)
         sizes = self._bootstrap_sizes(replicates)
         if all(isinstance(v, int) for v in sums):
-            totals = self._integer_replicate_sums(sums, replicates)
-            if totals is not None:
-                return [total / den for total, den in zip(totals, sizes)]
+            totals = self._replicate_totals(sums, replicates)
+            return [total / den for total, den in zip(totals, sizes)]
+        scaled = _common_binary_scale(sums)
+        if scaled is None:  # a -0.0 family sum: what fsum makes of signed zeros is its own rule
             getter = sums.__getitem__
-            return [sum(map(getter, idx)) / den for idx, den in zip(self.bootstrap_draws(replicates), sizes)]
-        getter = sums.__getitem__
-        return [math.fsum(map(getter, idx)) / den
-                for idx, den in zip(self.bootstrap_draws(replicates), sizes)]
+            return [math.fsum(map(getter, idx)) / den
+                    for idx, den in zip(self.bootstrap_draws(replicates), sizes)]
+        weights, scale = scaled
+        totals = self._replicate_totals(weights, replicates)
+        return [(total / scale) / den for total, den in zip(totals, sizes)]
 
     def _bootstrap_sizes(self, replicates: int) -> List[int]:
         """Number of queries in each replicate (shared by every contrast; cached)."""
