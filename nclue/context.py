@@ -51,6 +51,8 @@ class ReleaseContext:
         self._perspectives: Optional[Mapping[str, PerspectiveQuery]] = None
         self._derived: Dict[Tuple, Tuple[object, bool]] = {}
         self._reads = [0]  # calls that read run rankings or their scores (shared with views)
+        #: Resamplers by seed and family design, shared with the views (see :meth:`resampler`)
+        self._resamplers: Dict[Tuple, Resampler] = {}
 
     @property
     def name(self) -> str:
@@ -193,16 +195,19 @@ class ReleaseContext:
         to it, a reference cycle, so without this only the cyclic collector would free them,
         after a pass over every object alive."""
         for cache in (self._derived, self._runs, self._parsed, self._vectors, self._outcomes,
-                      self._coverage):
+                      self._coverage, self._resamplers):
             cache.clear()
 
     def resampler(self, qids: Iterable[str], seed: int) -> Resampler:
         """The family Resampler of one query set and seed, shared by every table of this context
-        (its draws depend only on the seed and the families, so each table's numbers are those
-        of a Resampler of its own; sharing only saves drawing them again)."""
-        qids = frozenset(qids)
-        return self.derived(("resampler", seed, qids),
-                            lambda: Resampler(qids, self.families, seed=seed))
+        and by every view whose families of those queries are the same (its draws depend only on
+        the seed and the families, so each table's numbers are those of a Resampler of its own;
+        sharing only saves drawing them again)."""
+        families = self.families
+        design = (seed, tuple(sorted((q, families.get(q)) for q in set(qids))))
+        if design not in self._resamplers:  # views with the same families share it too
+            self._resamplers[design] = Resampler([q for q, _ in design[1]], families, seed=seed)
+        return self._resamplers[design]
 
     def view(self, release: Release, tag: Tuple) -> "ReleaseContext":
         """A context over another label version or query subset of this release (the same run
