@@ -172,6 +172,11 @@ class QueryOutcome:
     Every record is made by :func:`build_outcome`.
     """
 
+    # one record per query, run, cutoff and label version (hundreds of thousands in a
+    # verification): slots, not a __dict__ each (no field has a default, as slots require)
+    __slots__ = ("qid", "k", "ranks", "nclue", "gold_hit", "subset_first", "gold_ndcg", "graded_ndcg",
+                 "auc", "gold_support", "condition_coverage", "full_coverage")
+
     qid: str
     k: int
     ranks: Optional[Tuple[Optional[int], Optional[int]]]

@@ -71,11 +71,14 @@ PageScores = Tuple[Tuple[int, float], ...]
 
 @dataclass(frozen=True)
 class Ranking:
-    """One query's ranked documents, best first, with scores (and optional page scores)."""
+    """One query's ranked documents, best first, with scores (and optional page scores).
+
+    A run file's rankings hold their scores as an ``array('d')`` (8 bytes a score, where a
+    tuple holds a pointer and a float object): a sequence of the same floats, -0.0 included."""
 
     qid: str
     docs: Tuple[str, ...]
-    scores: Tuple[float, ...]
+    scores: Sequence[float]
     pages: Optional[Mapping[str, PageScores]] = None
 
 
@@ -245,7 +248,6 @@ def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties:
                  run_id: Optional[str], allow_empty: bool) -> Run:
     rankings: Dict[str, Ranking] = {}
     shared: Dict[str, str] = {}  # one string object per docid: a run names few documents often
-    values: Dict[float, float] = {}  # and one float object per distinct score (scores repeat)
     for line, obj in jsonl_objects(lines, path):
         qid = field(obj, "qid", str, path, line)
         if release is not None and qid not in release.queries:
@@ -264,13 +266,11 @@ def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties:
             numbers = [finite_number(s, "score", path, line) for s in scores]
         _check_docs(path, line, qid, docs, release)
         docs = list(map(shared.setdefault, docs, docs))
-        if 0.0 not in numbers:  # keep the sign of a zero: 0.0 and -0.0 are one dict key
-            numbers = list(map(values.setdefault, numbers, numbers))
         ordered_docs, ordered_scores = order_by_score(docs, numbers, ties)
         pages = None
         if "pages" in obj:
             pages = _parse_pages(obj["pages"], path, line, tuple(docs), shared)
-        rankings[qid] = Ranking(qid, tuple(ordered_docs), tuple(ordered_scores), pages)
+        rankings[qid] = Ranking(qid, tuple(ordered_docs), array("d", ordered_scores), pages)
     if not rankings and not allow_empty:
         raise _no_rankings(path)
     return Run(run_id or run_id_from_path(path), rankings, ties)
@@ -335,7 +335,7 @@ def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: 
     rankings = {}
     for qid in docs:
         ordered_docs, ordered_scores = order_by_score(docs[qid], scores[qid], ties)
-        rankings[qid] = Ranking(qid, tuple(ordered_docs), tuple(ordered_scores))
+        rankings[qid] = Ranking(qid, tuple(ordered_docs), array("d", ordered_scores))
     return Run(run_id or run_id_from_path(path), rankings, ties)
 
 
