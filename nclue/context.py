@@ -136,8 +136,13 @@ class ReleaseContext:
         self._reads[0] += 1
         key = self._content_key(run_id, k)
         if key not in self._vectors:
+            # the records are kept only if they were already (ctx.outcomes): the vectors are
+            # what the tables read, and a record per query, run and cutoff would double them
+            records = self._outcomes.get(key)
+            if records is None:
+                records = outcome_records(self._facts, self.run(run_id), key[1])
             self._vectors[key] = Scorer(self.release, self.registry, self._facts).outcome_vectors(
-                self.run(run_id), key[1], self.outcomes(run_id, key[1]))
+                self.run(run_id), key[1], records)
         return self._vectors[key]
 
     def vector(self, run_id: str, measure: Measure) -> Optional[Vector]:
