@@ -11,7 +11,7 @@ tie rule.
 import itertools
 import math
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from .release import Release
@@ -30,6 +30,11 @@ class QueryFacts:
     subsets: FrozenSet[str]
     clues: Mapping[str, int]  # every judged document (golds and subsets) -> its clue count
     support: Mapping[str, Tuple[FrozenSet[int], ...]]  # gold docid -> support pages per condition
+    #: the clue counts, largest first: the ideal ranking's gains (graded NDCG), derived once
+    ideal_gains: Tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ideal_gains", tuple(sorted(self.clues.values(), reverse=True)))
 
 
 def query_facts(release: Release) -> Dict[str, QueryFacts]:
@@ -54,10 +59,19 @@ def query_facts(release: Release) -> Dict[str, QueryFacts]:
     return facts
 
 
-def first_ranks(facts: QueryFacts, docs: Sequence[str]) -> Tuple[Optional[int], Optional[int]]:
-    """(r_G, r_S): 1-based ranks of the first gold and first judged subset, None if absent."""
+def judged_ranks(facts: QueryFacts, docs: Sequence[str]) -> List[Tuple[int, str]]:
+    """(1-based rank, docid) of every judged document (gold or subset) in ranking order: all
+    that the first ranks and the AUC read of a ranking (one pass over it for both)."""
+    return list(itertools.compress(enumerate(docs, start=1), map(facts.clues.__contains__, docs)))
+
+
+def first_ranks(facts: QueryFacts, docs: Sequence[str],
+                judged: Optional[Sequence[Tuple[int, str]]] = None) -> Tuple[Optional[int], Optional[int]]:
+    """(r_G, r_S): 1-based ranks of the first gold and first judged subset, None if absent.
+    ``judged``: :func:`judged_ranks` of ``docs``, when already known."""
     first_gold = first_subset = None
-    judged = itertools.compress(enumerate(docs, start=1), map(facts.clues.__contains__, docs))
+    if judged is None:
+        judged = itertools.compress(enumerate(docs, start=1), map(facts.clues.__contains__, docs))
     for rank, docid in judged:  # golds and subsets only (facts.clues holds exactly them)
         if docid in facts.golds:
             if first_gold is None:
@@ -82,9 +96,14 @@ def _discounts(k: int) -> Sequence[float]:
     return _DISCOUNTS[:k] if k <= len(_DISCOUNTS) else tuple(map(_discount, range(1, k + 1)))
 
 
+#: the ideal DCG of n golds (binary gains) for n = 0..1000: fsums of the discounts' prefixes
+_GOLD_IDEALS = tuple(math.fsum(_DISCOUNTS[:n]) for n in range(len(_DISCOUNTS) + 1))
+
+
 def gold_ndcg(facts: QueryFacts, docs: Sequence[str], k: int) -> float:
     """Gold-NDCG@k: binary gain on golds, log2 discount, ideal from the gold count."""
-    ideal = math.fsum(_discounts(min(k, len(facts.golds))))
+    n = min(k, len(facts.golds))
+    ideal = _GOLD_IDEALS[n] if n < len(_GOLD_IDEALS) else math.fsum(_discounts(n))
     if ideal == 0.0:
         return 0.0
     dcg = math.fsum(itertools.compress(_discounts(k), map(facts.golds.__contains__, docs[:k])))
@@ -94,7 +113,7 @@ def gold_ndcg(facts: QueryFacts, docs: Sequence[str], k: int) -> float:
 def graded_ndcg(facts: QueryFacts, docs: Sequence[str], k: int) -> float:
     """Graded NDCG@k with gain = clue count (linear gain, log2 discount)."""
     discounts = _discounts(k)
-    gains = sorted(facts.clues.values(), reverse=True)[:k]
+    gains = facts.ideal_gains[:k]
     ideal = math.fsum(map(operator.mul, gains, discounts))
     if ideal == 0.0:
         return 0.0
@@ -102,14 +121,18 @@ def graded_ndcg(facts: QueryFacts, docs: Sequence[str], k: int) -> float:
     return dcg / ideal
 
 
-def pairwise_auc(facts: QueryFacts, docs: Sequence[str]) -> Optional[float]:
-    """Gold-over-subset AUC over the whole supplied ranking; None without a gold or a subset."""
+def pairwise_auc(facts: QueryFacts, docs: Sequence[str],
+                 judged: Optional[Sequence[Tuple[int, str]]] = None) -> Optional[float]:
+    """Gold-over-subset AUC over the whole supplied ranking; None without a gold or a subset.
+    ``judged``: :func:`judged_ranks` of ``docs``, when already known."""
     n_gold, n_subset = len(facts.golds), len(facts.subsets)
     if n_gold == 0 or n_subset == 0:
         return None
     wins = 0
     subsets_seen = golds_seen = 0
-    for docid in itertools.compress(docs, map(facts.clues.__contains__, docs)):  # judged only
+    ordered = (itertools.compress(docs, map(facts.clues.__contains__, docs)) if judged is None
+               else (docid for _, docid in judged))
+    for docid in ordered:  # judged only
         if docid in facts.golds:
             wins += n_subset - subsets_seen  # beats every subset ranked later or not at all
             golds_seen += 1
@@ -259,7 +282,8 @@ def query_outcome(facts: QueryFacts, ranking: Optional[Ranking], k: int,
     without page scores then surfaces no pages).
     """
     docs = ranking.docs if ranking is not None else ()
-    first_gold, first_subset = first_ranks(facts, docs)
+    judged = judged_ranks(facts, docs)
+    first_gold, first_subset = first_ranks(facts, docs, judged)
     hit, complete = rank_outcomes(first_gold, first_subset, k)
     pages = None
     if page_scored:
@@ -267,7 +291,7 @@ def query_outcome(facts: QueryFacts, ranking: Optional[Ranking], k: int,
         pages = PageOutcome(int(full), fraction if hit else None, int(full) if hit else None)
     return build_outcome(facts.qid, k, (first_gold, first_subset), hit, complete,
                          gold_ndcg(facts, docs, k), graded_ndcg(facts, docs, k),
-                         pairwise_auc(facts, docs), pages)
+                         pairwise_auc(facts, docs, judged), pages)
 
 
 def is_page_scored(run: Run) -> bool:

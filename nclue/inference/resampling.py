@@ -329,7 +329,7 @@ class Resampler:
             members[index[fam_of[q]]].append(q)
         self.members: Tuple[Tuple[Hashable, ...], ...] = tuple(tuple(m) for m in members)
         self.sizes: List[int] = [len(m) for m in members]
-        self._bootstrap: Dict[int, List[List[int]]] = {}
+        self._bootstrap: Dict[int, List[Sequence[int]]] = {}
         self._denominators: Dict[int, List[int]] = {}
         self._signs: Dict[int, List[bytes]] = {}
         self._columns: Dict[int, List[int]] = {}
@@ -348,17 +348,17 @@ class Resampler:
         return [math.fsum(values[q] for q in fam) for fam in self.members]
 
     # -- draws ---------------------------------------------------------------------------
-    def bootstrap_draws(self, replicates: int) -> List[List[int]]:
-        """Family indices of each replicate: ``Random(seed).choices(range(F), k=F)`` repeatedly."""
+    def bootstrap_draws(self, replicates: int) -> List[Sequence[int]]:
+        """Family indices of each replicate: ``Random(seed).choices(range(F), k=F)`` repeatedly,
+        each held as an array of unsigned ints (the same indices in the same order, 4 bytes
+        each; the draws are cached for every table of a context)."""
         replicates = _positive_int(replicates, "replicates")
         if replicates not in self._bootstrap:
             rng = random.Random(self.seed)
-            # a tuple, not a range: the same draws (choices indexes the population), but every
-            # drawn index is one shared int object (the draws are cached for every table of a
-            # context; a range makes a new int per draw for indices above 256)
-            population = tuple(range(self.n_families))
+            population = range(self.n_families)
             k = self.n_families
-            self._bootstrap[replicates] = [rng.choices(population, k=k) for _ in range(replicates)]
+            self._bootstrap[replicates] = [array(_FIELD, rng.choices(population, k=k))
+                                           for _ in range(replicates)]
         return self._bootstrap[replicates]
 
     def _count_columns(self, replicates: int) -> List[int]:
