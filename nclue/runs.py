@@ -209,6 +209,14 @@ def _parse_pages(value: object, path: PathLike, line: int, docs: Tuple[str, ...]
     if not isinstance(value, dict):
         raise InputError(path, "field 'pages' must be an object", line)
     ranked = set(docs)
+    lists = value.values()
+    if value.keys() <= ranked and set(map(type, lists)) <= _LIST:
+        # the whole ranking's entries checked as one column pair; on any problem, the loop
+        # below goes document by document and names the first
+        columns = _page_columns(list(itertools.chain.from_iterable(lists)))
+        if columns is not None:
+            keys = list(value) if shared is None else list(map(shared.setdefault, value, value))
+            return page_table(keys, list(itertools.accumulate(map(len, lists))), columns[0], columns[1])
     keys: List[str] = []
     ends: List[int] = []
     numbers: List[int] = []
