@@ -281,7 +281,7 @@ def query_outcome(facts: QueryFacts, ranking: Optional[Ranking], k: int,
     ``page_scored``: the run carries page scores, so the page measures are computed (a query
     without page scores then surfaces no pages).
     """
-    docs = ranking.docs if ranking is not None else ()
+    docs = tuple(ranking.docs) if ranking is not None else ()  # decoded once (runs.RankedDocs)
     judged = judged_ranks(facts, docs)
     first_gold, first_subset = first_ranks(facts, docs, judged)
     hit, complete = rank_outcomes(first_gold, first_subset, k)

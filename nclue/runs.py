@@ -31,7 +31,7 @@ import itertools
 import math
 import operator
 from array import array
-from collections.abc import Mapping as _Mapping
+from collections.abc import Mapping as _Mapping, Sequence as _Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
@@ -69,15 +69,80 @@ _TWO = frozenset((2,))
 PageScores = Tuple[Tuple[int, float], ...]
 
 
+class RankedDocs(_Sequence):
+    """A ranking's documents, best first, held as 2- or 4-byte indices into its run's table of
+    docids (where a tuple holds an 8-byte pointer a document: issue 23). It reads as the tuple
+    it stands for: equal to it (and hashed alike), same items, slices and order."""
+
+    __slots__ = ("_names", "_ids")
+
+    def __init__(self, names: Tuple[str, ...], ids: "array") -> None:
+        self._names = names
+        self._ids = ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self._names.__getitem__, self._ids)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return tuple(map(self._names.__getitem__, self._ids[index]))
+        return self._names[self._ids[index]]
+
+    def __contains__(self, docid: object) -> bool:
+        return docid in tuple(self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RankedDocs):
+            return tuple(self) == tuple(other)
+        if isinstance(other, tuple):
+            return tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+class _DocTable:
+    """The docids of one run file as it is parsed: each new docid gets the next index."""
+
+    def __init__(self) -> None:
+        self.index: Dict[str, int] = {}
+        self.names: List[str] = []
+
+    def ids(self, docs: Sequence[str]) -> "array":
+        index = self.index
+        for docid in docs:
+            if docid not in index:
+                index[docid] = len(self.names)
+                self.names.append(docid)
+        return array("I", map(index.__getitem__, docs))
+
+    def finish(self, pending: Dict[str, Tuple["array", Sequence[float], Optional[Mapping[str, PageScores]]]]
+               ) -> Dict[str, "Ranking"]:
+        """The rankings, their documents as :class:`RankedDocs` over one shared table (indices
+        of 2 bytes when the run names fewer than 65,536 documents)."""
+        names = tuple(self.names)
+        small = len(names) <= 0xFFFF
+        return {qid: Ranking(qid, RankedDocs(names, array("H", ids) if small else ids), scores, pages)
+                for qid, (ids, scores, pages) in pending.items()}
+
+
 @dataclass(frozen=True)
 class Ranking:
     """One query's ranked documents, best first, with scores (and optional page scores).
 
-    A run file's rankings hold their scores as an ``array('d')`` (8 bytes a score, where a
-    tuple holds a pointer and a float object): a sequence of the same floats, -0.0 included."""
+    A run file's rankings hold their documents as :class:`RankedDocs` and their scores as an
+    ``array('d')`` (8 bytes a score, where a tuple holds a pointer and a float object): sequences
+    of the same docids and floats, -0.0 included."""
 
     qid: str
-    docs: Tuple[str, ...]
+    docs: Sequence[str]
     scores: Sequence[float]
     pages: Optional[Mapping[str, PageScores]] = None
 
@@ -254,8 +319,9 @@ def _no_rankings(path: PathLike) -> InputError:
 
 def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties: str,
                  run_id: Optional[str], allow_empty: bool) -> Run:
-    rankings: Dict[str, Ranking] = {}
+    rankings: Dict[str, Tuple["array", Sequence[float], Optional[Mapping[str, PageScores]]]] = {}
     shared: Dict[str, str] = {}  # one string object per docid: a run names few documents often
+    table = _DocTable()
     for line, obj in jsonl_objects(lines, path):
         qid = field(obj, "qid", str, path, line)
         if release is not None and qid not in release.queries:
@@ -278,10 +344,10 @@ def _parse_jsonl(lines: Lines, path: PathLike, release: Optional[Release], ties:
         pages = None
         if "pages" in obj:
             pages = _parse_pages(obj["pages"], path, line, tuple(docs), shared)
-        rankings[qid] = Ranking(qid, tuple(ordered_docs), array("d", ordered_scores), pages)
+        rankings[qid] = (table.ids(ordered_docs), array("d", ordered_scores), pages)
     if not rankings and not allow_empty:
         raise _no_rankings(path)
-    return Run(run_id or run_id_from_path(path), rankings, ties)
+    return Run(run_id or run_id_from_path(path), table.finish(rankings), ties)
 
 
 def read_jsonl_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",
@@ -341,10 +407,11 @@ def _parse_trec(lines: Lines, path: PathLike, release: Optional[Release], ties: 
     if not docs and not allow_empty:
         raise _no_rankings(path)
     rankings = {}
+    table = _DocTable()
     for qid in docs:
         ordered_docs, ordered_scores = order_by_score(docs[qid], scores[qid], ties)
-        rankings[qid] = Ranking(qid, tuple(ordered_docs), array("d", ordered_scores))
-    return Run(run_id or run_id_from_path(path), rankings, ties)
+        rankings[qid] = (table.ids(ordered_docs), array("d", ordered_scores), None)
+    return Run(run_id or run_id_from_path(path), table.finish(rankings), ties)
 
 
 def read_trec_run(path: PathLike, release: Optional[Release] = None, ties: str = "input",

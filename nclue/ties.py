@@ -65,7 +65,7 @@ import operator
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import product
+from itertools import compress, product
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .query_outcomes import (PageOutcome, QueryFacts, QueryOutcome, build_outcome, rank_outcomes,
@@ -98,17 +98,18 @@ def tie_groups(docs: Sequence[str], scores: Sequence[float]) -> Tuple[TieGroup, 
     Refuses scores that are not non-increasing (a ranking must be sorted first, see
     :func:`nclue.runs.order_by_score`).
     """
-    if len(docs) != len(scores):
-        raise ValueError(f"{len(docs)} docs but {len(scores)} scores")
-    groups: List[TieGroup] = []
-    begin = 0
-    for i in range(1, len(docs) + 1):
-        if i < len(docs) and scores[i] > scores[i - 1]:
-            raise ValueError("scores must be sorted in descending order")
-        if i == len(docs) or scores[i] != scores[i - 1]:
-            groups.append(TieGroup(begin + 1, tuple(docs[begin:i])))
-            begin = i
-    return tuple(groups)
+    n = len(docs)
+    if n != len(scores):
+        raise ValueError(f"{n} docs but {len(scores)} scores")
+    if not n:
+        return ()
+    following = scores[1:]
+    if any(map(operator.gt, following, scores)):
+        raise ValueError("scores must be sorted in descending order")
+    docs = tuple(docs)
+    # a group ends where the next score differs (-0.0 and 0.0 are one score)
+    bounds = [0, *compress(range(1, n), map(operator.ne, following, scores)), n]
+    return tuple(TieGroup(begin + 1, docs[begin:end]) for begin, end in zip(bounds, bounds[1:]))
 
 
 def none_in_top(size: int, marked: int, slots: int) -> Fraction:

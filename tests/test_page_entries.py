@@ -89,3 +89,46 @@ class PageTables(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RankedDocuments(unittest.TestCase):
+    """A run's rankings hold their documents as indices into one table of the run's docids
+    (runs.RankedDocs), read as the tuples they stand for."""
+
+    def parsed(self, text, name="run.jsonl"):
+        import tempfile
+        from pathlib import Path
+        from nclue.runs import load_run
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / name
+            path.write_text(text, encoding="utf-8")
+            return load_run(path)
+
+    def test_reads_as_the_tuple(self):
+        run = self.parsed('{"qid": "q1", "docs": ["b", "a", "c"], "scores": [3, 2, 1]}\n'
+                          '{"qid": "q2", "docs": ["c", "d"], "scores": [2.5, -0.0]}\n')
+        docs = run.rankings["q1"].docs
+        self.assertEqual(docs, ("b", "a", "c"))
+        self.assertEqual(("b", "a", "c"), docs)
+        self.assertNotEqual(docs, ["b", "a", "c"])   # as a tuple: not equal to a list
+        self.assertEqual(hash(docs), hash(("b", "a", "c")))
+        self.assertEqual((list(docs), len(docs), docs[0], docs[-1], docs[1:]), (["b", "a", "c"], 3, "b", "c", ("a", "c")))
+        self.assertEqual((docs.index("c"), "a" in docs, "z" in docs), (2, True, False))
+        self.assertEqual(repr(docs), "('b', 'a', 'c')")
+        self.assertEqual(tuple(run.rankings["q2"].docs), ("c", "d"))
+        self.assertEqual(list(run.rankings["q2"].scores), [2.5, -0.0])
+        self.assertEqual(math.copysign(1, run.rankings["q2"].scores[1]), -1)
+        # one table per run: "c" is one index, whichever ranking names it
+        self.assertIs(run.rankings["q1"].docs._names, run.rankings["q2"].docs._names)
+        self.assertEqual(run.rankings["q1"].docs._ids.typecode, "H")
+
+    def test_trec_runs_too(self):
+        run = self.parsed("q1 Q0 x 1 2.0 t\nq1 Q0 y 2 2.0 t\nq2 Q0 y 1 1.0 t\n", "run.trec")
+        self.assertEqual((run.rankings["q1"].docs, run.rankings["q2"].docs), (("x", "y"), ("y",)))
+
+    def test_more_than_65535_documents(self):
+        from array import array
+        from nclue.runs import RankedDocs
+        names = tuple(f"d{i}" for i in range(70000))
+        docs = RankedDocs(names, array("I", [69999, 0]))
+        self.assertEqual(docs, ("d69999", "d0"))
