@@ -7,7 +7,8 @@ rank cutoff ``k`` and the tie rule, and caches, per distinct run file: the parse
 per-query outcomes at each cutoff, and the per-query vectors of every measure asked for.
 """
 
-from dataclasses import replace
+from array import array
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -24,6 +25,42 @@ from .runs import Run, load_run
 from .tie_contract import Scorer, outcome_records, plan
 
 Vector = Dict[str, float]
+
+
+@dataclass(frozen=True)
+class PackedVector:
+    """A per-query vector held as its query order (one tuple shared by every vector with that
+    order) and an array of its values: 8 bytes a query, where a dict takes about 40 (issue 23).
+    Only vectors whose values are all ints or all floats are packed; :meth:`unpacked` gives the
+    dict back, same keys in the same order and the same values (ints stay ints, -0.0 stays)."""
+
+    qids: Tuple[str, ...]
+    values: "array"
+
+    def unpacked(self) -> Vector:
+        return dict(zip(self.qids, self.values))
+
+
+def packed_vector(vector: Optional[Vector], orders: Dict[Tuple[str, ...], Tuple[str, ...]]) -> object:
+    """``vector`` as a :class:`PackedVector` (query orders interned in ``orders``), or as it is
+    when it is not a dict of only ints (within 64 bits) or only floats."""
+    if type(vector) is not dict or not vector:
+        return vector
+    values = list(vector.values())
+    kinds = set(map(type, values))
+    if kinds == {int} and -2 ** 63 <= min(values) and max(values) < 2 ** 63:
+        array_of = array("q", values)
+    elif kinds == {float}:
+        array_of = array("d", values)
+    else:
+        return vector
+    qids = tuple(vector)
+    return PackedVector(orders.setdefault(qids, qids), array_of)
+
+
+def unpacked_vector(stored: object) -> Optional[Vector]:
+    """The vector :func:`packed_vector` stored (a new dict each time: callers may change it)."""
+    return stored.unpacked() if isinstance(stored, PackedVector) else stored
 
 
 class ReleaseContext:
@@ -45,7 +82,8 @@ class ReleaseContext:
         self._families: Optional[Dict[str, str]] = None
         self._runs: Dict[str, Run] = {}
         self._parsed: Dict[str, Run] = {}  # by file sha256: identical files are parsed once
-        self._vectors: Dict[Tuple[str, int], Dict[str, Vector]] = {}
+        self._vectors: Dict[Tuple[str, int], Dict[str, object]] = {}  # packed (PackedVector)
+        self._orders: Dict[Tuple[str, ...], Tuple[str, ...]] = {}  # query orders of packed vectors
         self._outcomes: Dict[Tuple[str, int], Mapping[str, QueryOutcome]] = {}
         self._coverage: Dict[Tuple[Tuple[str, int], str], Optional[Vector]] = {}
         self._perspectives: Optional[Mapping[str, PerspectiveQuery]] = None
@@ -134,6 +172,10 @@ class ReleaseContext:
         """Per-query vectors of every outcome measure of the registry at cutoff ``k`` that the
         context's tie rule computes (:func:`nclue.tie_contract.outcome_vectors`)."""
         self._reads[0] += 1
+        return {name: unpacked_vector(stored) for name, stored in self._stored_vectors(run_id, k).items()}
+
+    def _stored_vectors(self, run_id: str, k: Optional[int]) -> Dict[str, object]:
+        """The cached (packed) vectors of :meth:`vectors`, computed on first use."""
         key = self._content_key(run_id, k)
         if key not in self._vectors:
             # the records are kept only if they were already (ctx.outcomes): the vectors are
@@ -141,8 +183,10 @@ class ReleaseContext:
             records = self._outcomes.get(key)
             if records is None:
                 records = outcome_records(self._facts, self.run(run_id), key[1])
-            self._vectors[key] = Scorer(self.release, self.registry, self._facts).outcome_vectors(
+            vectors = Scorer(self.release, self.registry, self._facts).outcome_vectors(
                 self.run(run_id), key[1], records)
+            self._vectors[key] = {name: packed_vector(vector, self._orders)
+                                  for name, vector in vectors.items()}
         return self._vectors[key]
 
     def vector(self, run_id: str, measure: Measure) -> Optional[Vector]:
@@ -156,7 +200,7 @@ class ReleaseContext:
         definition = self.registry.definition(measure)
         if definition.computation == "outcome":  # from the cached vectors: no ranking is read
             plan(definition, self.ties, self.layout.report_spec)
-            return self.vectors(run_id, measure.k or self.k).get(measure.name)
+            return unpacked_vector(self._stored_vectors(run_id, measure.k or self.k).get(measure.name))
         key = (self._content_key(run_id, measure.k), measure.name)
         if key not in self._coverage:
             self._coverage[key] = self.scorer.vector(self.run(run_id), measure,
@@ -200,7 +244,7 @@ class ReleaseContext:
         to it, a reference cycle, so without this only the cyclic collector would free them,
         after a pass over every object alive."""
         for cache in (self._derived, self._runs, self._parsed, self._vectors, self._outcomes,
-                      self._coverage, self._resamplers):
+                      self._coverage, self._resamplers, self._orders):
             cache.clear()
 
     def resampler(self, qids: Iterable[str], seed: int) -> Resampler:

@@ -130,3 +130,27 @@ class LoadedOnce(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PackedVectors(unittest.TestCase):
+    """A context holds per-query vectors packed (context.PackedVector) and gives back the dict."""
+
+    def test_round_trip(self):
+        import math
+        from nclue.context import PackedVector, packed_vector, unpacked_vector
+        orders = {}
+        ints = {"q2": 1, "q1": 0, "q3": -4}
+        floats = {"q2": 0.5, "q1": -0.0, "q3": 1e-300}
+        for vector in (ints, floats):
+            stored = packed_vector(vector, orders)
+            self.assertIsInstance(stored, PackedVector)
+            back = unpacked_vector(stored)
+            self.assertEqual(list(back.items()), list(vector.items()))   # same order, values
+            self.assertEqual([type(v) for v in back.values()], [type(v) for v in vector.values()])
+            self.assertIsNot(back, unpacked_vector(stored))   # a new dict each time
+        self.assertEqual(math.copysign(1, unpacked_vector(packed_vector(floats, orders))["q1"]), -1)
+        # one query order, interned
+        self.assertIs(packed_vector(ints, orders).qids, packed_vector(floats, orders).qids)
+        # not packed: mixed types, None values, huge ints, empty, None
+        for vector in ({"a": 1, "b": 0.5}, {"a": None}, {"a": 2 ** 70}, {}, None):
+            self.assertIs(packed_vector(vector, orders), vector)
