@@ -85,7 +85,7 @@ class ReleaseContext:
         self._vectors: Dict[Tuple[str, int], Dict[str, object]] = {}  # packed (PackedVector)
         self._orders: Dict[Tuple[str, ...], Tuple[str, ...]] = {}  # query orders of packed vectors
         self._outcomes: Dict[Tuple[str, int], Mapping[str, QueryOutcome]] = {}
-        self._coverage: Dict[Tuple[Tuple[str, int], str], Optional[Vector]] = {}
+        self._coverage: Dict[Tuple[Tuple[str, int], str], object] = {}  # packed (PackedVector)
         self._perspectives: Optional[Mapping[str, PerspectiveQuery]] = None
         self._derived: Dict[Tuple, Tuple[object, bool]] = {}
         self._reads = [0]  # calls that read run rankings or their scores (shared with views)
@@ -203,9 +203,10 @@ class ReleaseContext:
             return unpacked_vector(self._stored_vectors(run_id, measure.k or self.k).get(measure.name))
         key = (self._content_key(run_id, measure.k), measure.name)
         if key not in self._coverage:
-            self._coverage[key] = self.scorer.vector(self.run(run_id), measure,
-                                                     self.layout.report_spec)
-        return self._coverage[key]
+            self._coverage[key] = packed_vector(self.scorer.vector(self.run(run_id), measure,
+                                                                   self.layout.report_spec),
+                                                self._orders)
+        return unpacked_vector(self._coverage[key])
 
     @property
     def perspectives(self) -> Mapping[str, PerspectiveQuery]:
