@@ -210,10 +210,15 @@ def _page_entries(items: List[object]) -> Optional[PageScores]:
 _MAX_ARRAY_PAGE = 2 ** 64 - 1  # the largest page number an unsigned 64-bit array holds
 
 
+def _unsigned(largest: int) -> str:
+    """The smallest unsigned array type code that holds ``0..largest`` (at most 2**64 - 1)."""
+    return "H" if largest <= 0xFFFF else "I" if largest <= 0xFFFFFFFF else "Q"
+
+
 class PageScoreTable(_Mapping):
     """One ranking's page scores, ``{docid: ((page, score), ...)}`` in the file's order, held as
     flat arrays: the documents, each one's end offset, the page numbers and the scores (about
-    12 bytes an entry, where a tuple per entry took about 100: issue 23). It reads as the dict
+    10 bytes an entry, where a tuple per entry took about 100: issue 23). It reads as the dict
     it stands for (equal to it, same keys, values and order)."""
 
     __slots__ = ("_docs", "_ends", "_pages", "_scores")
@@ -221,8 +226,8 @@ class PageScoreTable(_Mapping):
     def __init__(self, docs: Tuple[str, ...], ends: Sequence[int], pages: Sequence[int],
                  scores: Sequence[float]) -> None:
         self._docs = docs
-        self._ends = array("I", ends)
-        self._pages = array("I" if not pages or max(pages) <= 0xFFFFFFFF else "Q", pages)
+        self._ends = array(_unsigned(ends[-1] if len(ends) else 0), ends)
+        self._pages = array(_unsigned(max(pages) if len(pages) else 0), pages)
         self._scores = array("d", scores)
 
     def _entries(self, slot: int) -> PageScores:
