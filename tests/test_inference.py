@@ -384,6 +384,20 @@ class BootstrapTest(unittest.TestCase):
                 got = inf.Resampler(fam.keys(), fam, seed=seed).replicate_means(vals, replicates)
                 self.assertEqual([x.hex() for x in got], [x.hex() for x in expected], (name, trial))
 
+    def test_replicate_means_of_a_design_too_large_for_packed_counts(self):
+        # 70,000 one-query families: a count may exceed 16 bits, so the draws are added one by
+        # one (and held as 4-byte indices); the statistic is still the definition's
+        n = 70000
+        fam = {i: i for i in range(n)}
+        rng = random.Random(2)
+        ints = {i: rng.randint(0, 1) for i in fam}
+        floats = {i: rng.random() for i in fam}
+        draws = random.Random(4)
+        idx = [draws.choices(range(n), k=n) for _ in range(2)]
+        resampler = inf.Resampler(fam.keys(), fam, seed=4)
+        self.assertEqual(resampler.replicate_means(ints, 2), [sum(ints[i] for i in d) / n for d in idx])
+        self.assertEqual(resampler.replicate_means(floats, 2), [math.fsum(floats[i] for i in d) / n for d in idx])
+
     def test_resampler_reuse_matches_single_calls(self):
         rng = random.Random(3)
         fam = {i: rng.randrange(9) for i in range(30)}

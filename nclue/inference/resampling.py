@@ -31,11 +31,12 @@ Vector = Union[Mapping[Hashable, Any], Sequence[Any]]
 Families = Union[Mapping[Hashable, Hashable], Sequence[Hashable]]
 
 _GETITEM = list.__getitem__
-#: bits of one replicate's count in a packed column (:meth:`Resampler._count_columns`); wider
-#: fields for larger totals are whole multiples of it
-COUNT_BITS = 32
-#: the array type code of an unsigned 32-bit field ('I' on every common platform)
-_FIELD = next(code for code in "IL" if array(code).itemsize == COUNT_BITS // 8)
+#: bits of one replicate's count in a packed column (:meth:`Resampler._count_columns`: a count is
+#: at most F, so packed columns serve designs of fewer than 2**16 families); wider fields for
+#: larger totals are whole multiples of it
+COUNT_BITS = 16
+_FIELD = "H"  # an unsigned 16-bit field (2 bytes on every platform Python runs on)
+_WIDE = next(code for code in "IL" if array(code).itemsize == 4)  # 32-bit draws past 2**16 families
 
 
 # --------------------------------------------------------------------------------------------
@@ -142,7 +143,7 @@ def _integral(values: Iterable[Union[int, float]]) -> bool:
 
 
 def _pack(column: "array", stride: int) -> int:
-    """A column of unsigned 32-bit counts as one int, entry r in bits
+    """A column of unsigned ``COUNT_BITS``-bit counts as one int, entry r in bits
     ``[COUNT_BITS * stride * r, COUNT_BITS * stride * (r + 1))``."""
     if stride != 1:
         wide = array(_FIELD, bytes(COUNT_BITS // 8 * stride * len(column)))
@@ -155,7 +156,7 @@ def _pack(column: "array", stride: int) -> int:
 
 
 def _unpack(packed: int, count: int, stride: int) -> "array":
-    """The 32-bit counts :func:`_pack` packed (entries below ``2**COUNT_BITS``)."""
+    """The counts :func:`_pack` packed (entries below ``2**COUNT_BITS``)."""
     column = array(_FIELD, packed.to_bytes(COUNT_BITS // 8 * stride * count, "little"))
     if sys.byteorder != "little":
         column.byteswap()
@@ -350,14 +351,15 @@ class Resampler:
     # -- draws ---------------------------------------------------------------------------
     def bootstrap_draws(self, replicates: int) -> List[Sequence[int]]:
         """Family indices of each replicate: ``Random(seed).choices(range(F), k=F)`` repeatedly,
-        each held as an array of unsigned ints (the same indices in the same order, 4 bytes
-        each; the draws are cached for every table of a context)."""
+        each held as an array of unsigned ints (the same indices in the same order, 2 bytes
+        each below 2**16 families, else 4; the draws are cached for every table of a context)."""
         replicates = _positive_int(replicates, "replicates")
         if replicates not in self._bootstrap:
             rng = random.Random(self.seed)
             population = range(self.n_families)
             k = self.n_families
-            self._bootstrap[replicates] = [array(_FIELD, rng.choices(population, k=k))
+            code = _FIELD if self.n_families <= 0xFFFF else _WIDE
+            self._bootstrap[replicates] = [array(code, rng.choices(population, k=k))
                                            for _ in range(replicates)]
         return self._bootstrap[replicates]
 
@@ -374,13 +376,16 @@ class Resampler:
             self._columns[replicates] = [_pack(c, 1) for c in columns]
         return self._columns[replicates]
 
-    def _replicate_totals(self, weights: Sequence[int], replicates: int) -> List[int]:
-        """``sum(weights[f] for f in draw)`` of every replicate, exactly (integer arithmetic).
+    def _replicate_totals(self, weights: Sequence[int], replicates: int) -> Optional[List[int]]:
+        """``sum(weights[f] for f in draw)`` of every replicate, exactly (integer arithmetic);
+        None for a design of 2**16 families or more (a count would not fit its field).
 
         Each replicate draws F families, so its totals of the positive and of the negated
         negative weights are at most ``max|weight| * F``; with fields of ``COUNT_BITS * stride``
         bits above that no field carries into the next, and adding ``weights[f]`` times family
         f's packed column (re-packed at that width) adds every replicate's total at once."""
+        if self.n_families > 0xFFFF:
+            return None
         largest = max((abs(v) for v in weights), default=0)
         stride = max(1, -(-(largest * self.n_families).bit_length() // COUNT_BITS))
         columns = self._count_columns(replicates)
@@ -404,17 +409,19 @@ class Resampler:
         ``T / D``, and ``T / D`` in Python is the correctly rounded quotient."""
         sums = self.family_sums(values)
         sizes = self._bootstrap_sizes(replicates)
+        getter = sums.__getitem__
         if all(isinstance(v, int) for v in sums):
             totals = self._replicate_totals(sums, replicates)
+            if totals is None:
+                return [sum(map(getter, idx)) / den for idx, den in zip(self.bootstrap_draws(replicates), sizes)]
             return [total / den for total, den in zip(totals, sizes)]
         scaled = _common_binary_scale(sums)
-        if scaled is None:  # a -0.0 family sum: what fsum makes of signed zeros is its own rule
-            getter = sums.__getitem__
+        totals = None if scaled is None else self._replicate_totals(scaled[0], replicates)
+        if totals is None:  # a -0.0 family sum (what fsum makes of signed zeros is its own
+            # rule), or too many families for packed columns
             return [math.fsum(map(getter, idx)) / den
                     for idx, den in zip(self.bootstrap_draws(replicates), sizes)]
-        weights, scale = scaled
-        totals = self._replicate_totals(weights, replicates)
-        return [(total / scale) / den for total, den in zip(totals, sizes)]
+        return [(total / scaled[1]) / den for total, den in zip(totals, sizes)]
 
     def _bootstrap_sizes(self, replicates: int) -> List[int]:
         """Number of queries in each replicate (shared by every contrast; cached)."""
